@@ -1,0 +1,126 @@
+#pragma once
+// A growable array for constant evaluation. The passes run inside the
+// compiler, and std::vector and std::string cost every translation unit most
+// of a second of instantiation under g++ and three times that under nvcc;
+// this is the small subset the passes need, built on constexpr new[].
+#include <cstddef>
+#include <initializer_list>
+
+namespace streamdsl::detail {
+
+template <class T>
+class dyn_array {
+ public:
+  constexpr dyn_array() = default;
+  constexpr explicit dyn_array(std::size_t n, const T& value = T{}) { assign(n, value); }
+  constexpr dyn_array(std::initializer_list<T> values) {
+    reserve(values.size());
+    for (const auto& v : values) push_back(v);
+  }
+  constexpr dyn_array(const dyn_array& other) { copy_from(other); }
+  constexpr dyn_array(dyn_array&& other) noexcept : data_(other.data_), size_(other.size_), cap_(other.cap_) {
+    other.data_ = nullptr;
+    other.size_ = other.cap_ = 0;
+  }
+  constexpr dyn_array& operator=(const dyn_array& other) {
+    if (this != &other) {
+      clear();
+      copy_from(other);
+    }
+    return *this;
+  }
+  constexpr dyn_array& operator=(dyn_array&& other) noexcept {
+    if (this != &other) {
+      delete[] data_;
+      data_ = other.data_;
+      size_ = other.size_;
+      cap_ = other.cap_;
+      other.data_ = nullptr;
+      other.size_ = other.cap_ = 0;
+    }
+    return *this;
+  }
+  constexpr ~dyn_array() { delete[] data_; }
+
+  constexpr void reserve(std::size_t n) {
+    if (n <= cap_) return;
+    T* fresh = new T[n];
+    for (std::size_t i = 0; i < size_; ++i) fresh[i] = static_cast<T&&>(data_[i]);
+    delete[] data_;
+    data_ = fresh;
+    cap_ = n;
+  }
+  constexpr void push_back(const T& v) {
+    if (size_ == cap_) reserve(cap_ == 0 ? 8 : cap_ * 2);
+    data_[size_++] = v;
+  }
+  constexpr void push_back(T&& v) {
+    if (size_ == cap_) reserve(cap_ == 0 ? 8 : cap_ * 2);
+    data_[size_++] = static_cast<T&&>(v);
+  }
+  template <class... A>
+  constexpr T& emplace_back(A&&... args) {
+    push_back(T(static_cast<A&&>(args)...));
+    return data_[size_ - 1];
+  }
+  constexpr void pop_back() { --size_; }
+  constexpr void resize(std::size_t n, const T& value = T{}) {
+    reserve(n);
+    for (std::size_t i = size_; i < n; ++i) data_[i] = value;
+    size_ = n;
+  }
+  constexpr void assign(std::size_t n, const T& value) {
+    clear();
+    resize(n, value);
+  }
+  constexpr void clear() { size_ = 0; }
+
+  constexpr std::size_t size() const { return size_; }
+  constexpr bool empty() const { return size_ == 0; }
+  constexpr T* data() { return data_; }
+  constexpr const T* data() const { return data_; }
+  constexpr T& operator[](std::size_t i) { return data_[i]; }
+  constexpr const T& operator[](std::size_t i) const { return data_[i]; }
+  constexpr T& front() { return data_[0]; }
+  constexpr const T& front() const { return data_[0]; }
+  constexpr T& back() { return data_[size_ - 1]; }
+  constexpr const T& back() const { return data_[size_ - 1]; }
+  constexpr T* begin() { return data_; }
+  constexpr T* end() { return data_ + size_; }
+  constexpr const T* begin() const { return data_; }
+  constexpr const T* end() const { return data_ + size_; }
+
+ private:
+  constexpr void copy_from(const dyn_array& other) {
+    reserve(other.size_);
+    for (std::size_t i = 0; i < other.size_; ++i) data_[i] = other.data_[i];
+    size_ = other.size_;
+  }
+
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t cap_ = 0;
+};
+
+// A read-only window on contiguous elements (std::span without <span>).
+template <class T>
+struct array_view {
+  const T* first = nullptr;
+  std::size_t count = 0;
+
+  constexpr array_view() = default;
+  constexpr array_view(const T* p, std::size_t n) : first(p), count(n) {}
+  template <class C>
+  constexpr array_view(const C& c) : first(c.data()), count(c.size()) {}  // NOLINT: implicit like span
+
+  constexpr std::size_t size() const { return count; }
+  constexpr bool empty() const { return count == 0; }
+  constexpr const T* data() const { return first; }
+  constexpr const T& operator[](std::size_t i) const { return first[i]; }
+  constexpr const T* begin() const { return first; }
+  constexpr const T* end() const { return first + count; }
+  constexpr const T& back() const { return first[count - 1]; }
+  constexpr array_view subspan(std::size_t offset, std::size_t n) const { return {first + offset, n}; }
+};
+
+}  // namespace streamdsl::detail

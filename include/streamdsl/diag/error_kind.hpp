@@ -1,0 +1,43 @@
+#pragma once
+// The compile errors streamdsl reports. Each kind has a template named after
+// it in diag/raise.hpp, so that even a compiler that prints the message as a
+// list of characters (nvcc) names the kind of mistake in words.
+#include <cstdint>
+#include <string_view>
+
+namespace streamdsl::diag {
+
+enum class error_kind : std::uint8_t {
+  none,
+  narrowing_assignment,
+  write_to_input,
+  wait_before_record,
+  where_type_mismatch,
+  incompatible_types,
+  logical_operator_needs_bool,
+  arithmetic_on_bool,
+  domain_mismatch,
+  invalid_name,
+  duplicate_name,
+  race,
+};
+
+constexpr std::string_view name_of(error_kind k) {
+  switch (k) {
+    case error_kind::none: return "none";
+    case error_kind::narrowing_assignment: return "narrowing_assignment_needs_cast";
+    case error_kind::write_to_input: return "write_to_input_buffer";
+    case error_kind::wait_before_record: return "wait_on_event_before_any_record";
+    case error_kind::where_type_mismatch: return "where_branches_have_different_types";
+    case error_kind::incompatible_types: return "expression_mixes_incompatible_types";
+    case error_kind::logical_operator_needs_bool: return "logical_operator_needs_bool_operands";
+    case error_kind::arithmetic_on_bool: return "arithmetic_on_bool_operands";
+    case error_kind::domain_mismatch: return "elementwise_domains_differ";
+    case error_kind::invalid_name: return "invalid_name";
+    case error_kind::duplicate_name: return "duplicate_name";
+    case error_kind::race: return "cross_stream_data_race";
+  }
+  return "?";
+}
+
+}  // namespace streamdsl::diag

@@ -1,0 +1,63 @@
+#pragma once
+// Buffer handles. `y = expr` appends an elementwise statement on the current
+// stream; the handle itself is just (builder, id) and is copied freely.
+#include "domain.hpp"
+#include "expr.hpp"
+
+namespace streamdsl {
+
+template <element_type T, ir::access A>
+class buffer {
+ public:
+  using value_type = T;
+  static constexpr ir::access kind = A;
+
+  constexpr buffer(detail::builder_state* state, std::int32_t id) : state_(state), id_(id) {}
+  constexpr buffer(const buffer&) = default;
+
+  // Assignment is a statement, never a handle copy.
+  constexpr buffer& operator=(const buffer& value) { return assign(value); }
+  template <class E>
+    requires detail::operand_like<E>
+  constexpr buffer& operator=(const E& value) {
+    return assign(value);
+  }
+
+#define STREAMDSL_COMPOUND_ASSIGNMENT(sym, op_sym)  \
+  template <class E>                                \
+    requires detail::operand_like<E>                \
+  constexpr buffer& operator sym(const E& value) {  \
+    return assign(*this op_sym value);              \
+  }
+  STREAMDSL_COMPOUND_ASSIGNMENT(+=, +)
+  STREAMDSL_COMPOUND_ASSIGNMENT(-=, -)
+  STREAMDSL_COMPOUND_ASSIGNMENT(*=, *)
+  STREAMDSL_COMPOUND_ASSIGNMENT(/=, /)
+#undef STREAMDSL_COMPOUND_ASSIGNMENT
+
+  constexpr std::int32_t id() const { return id_; }
+  constexpr detail::builder_state* builder() const { return state_; }
+  static constexpr typed static_type{dtype_v<T>, strength::tensor};
+  constexpr detail::operand as_operand(detail::builder_state* s) const { return s->load(id_); }
+
+ private:
+  template <class E>
+  constexpr buffer& assign(const E& value) {
+    state_->assign(id_, detail::lift(state_, value));
+    return *this;
+  }
+
+  detail::builder_state* state_;
+  std::int32_t id_;
+};
+
+template <class T>
+using input = buffer<T, ir::access::input>;
+template <class T>
+using output = buffer<T, ir::access::output>;
+template <class T>
+using inout = buffer<T, ir::access::inout>;
+template <class T>
+using temp = buffer<T, ir::access::temp>;
+
+}  // namespace streamdsl

@@ -1,0 +1,42 @@
+#pragma once
+// How a program is scheduled: sd::program<sd::automatic>(...),
+// sd::program<sd::automatic | sd::relaxed>(...).
+#include <cstdint>
+
+namespace streamdsl {
+
+enum class sync_policy : std::uint8_t {
+  checked,    // a cross-stream race is a compile error (default)
+  automatic,  // the scheduler inserts the records and waits that order races
+  unchecked,  // no race analysis: for experts and for testing the testers
+};
+
+enum class placement_policy : std::uint8_t {
+  strict,   // work writing an output or inout stays on the user's stream
+  relaxed,  // such work may move between streams when every result is unchanged
+};
+
+struct options {
+  sync_policy sync = sync_policy::checked;
+  placement_policy placement = placement_policy::strict;
+  bool fusion = true;  // false: one kernel per statement (a baseline for benchmarks)
+
+  friend constexpr bool operator==(const options&, const options&) = default;
+};
+
+// Combines options: each non-default field of either side wins.
+constexpr options operator|(options a, options b) {
+  options r = a;
+  if (b.sync != sync_policy::checked) r.sync = b.sync;
+  if (b.placement != placement_policy::strict) r.placement = b.placement;
+  if (!b.fusion) r.fusion = false;
+  return r;
+}
+
+inline constexpr options checked{};
+inline constexpr options automatic{sync_policy::automatic};
+inline constexpr options unchecked{sync_policy::unchecked};
+inline constexpr options relaxed{sync_policy::checked, placement_policy::relaxed};
+inline constexpr options no_fusion{sync_policy::checked, placement_policy::strict, false};
+
+}  // namespace streamdsl

@@ -1,0 +1,32 @@
+#pragma once
+// Stream slots and stream scopes. with_stream(s, f) makes s current while f
+// runs; scopes nest and the innermost wins.
+#include "../detail/builder_state.hpp"
+
+namespace streamdsl {
+
+class stream {
+ public:
+  constexpr stream(detail::builder_state* state, std::int32_t id) : state_(state), id_(id) {}
+
+  // This stream waits for all work issued so far on `other` (torch's wait_stream).
+  constexpr void wait_stream(const stream& other) const { state_->wait_stream(id_, other.id_); }
+
+  constexpr std::int32_t id() const { return id_; }
+  constexpr detail::builder_state* builder() const { return state_; }
+
+ private:
+  detail::builder_state* state_;
+  std::int32_t id_;
+};
+
+template <class F>
+constexpr void with_stream(const stream& s, F&& body) {
+  auto* state = s.builder();
+  const auto outer = state->current_stream;
+  state->current_stream = s.id();
+  static_cast<F&&>(body)();
+  state->current_stream = outer;
+}
+
+}  // namespace streamdsl

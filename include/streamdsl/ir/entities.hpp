@@ -1,0 +1,61 @@
+#pragma once
+// The named things of a program: buffers, params, streams, events, domains.
+#include <cstdint>
+#include <string_view>
+
+#include "../dsl/dtype.hpp"
+
+namespace streamdsl::ir {
+
+// A name stored in the program's character pool (names outlive the lambda
+// that spelled them, so they are copied).
+struct name_ref {
+  std::int32_t offset = 0;
+  std::int32_t length = 0;
+};
+
+enum class access : std::uint8_t { input, output, inout, temp };
+
+constexpr std::string_view name_of(access a) {
+  switch (a) {
+    case access::input: return "input";
+    case access::output: return "output";
+    case access::inout: return "inout";
+    case access::temp: return "temp";
+  }
+  return "?";
+}
+
+struct buffer_info {
+  name_ref name;
+  access kind = access::input;
+  dtype type = dtype::float32;
+  std::int32_t domain = 0;  // -1: a 0-d buffer (one element, broadcast when read)
+};
+
+struct param_info {
+  name_ref name;
+  dtype type = dtype::float32;
+};
+
+struct stream_info {
+  name_ref name;
+};
+
+// Who made an event: the user, the lowering of s.wait_stream(t), or
+// sd::automatic's sync insertion.
+enum class event_role : std::uint8_t { user, wait_stream, automatic };
+
+struct event_info {
+  name_ref name;
+  event_role role = event_role::user;
+};
+
+struct domain_info {
+  name_ref name;
+};
+
+inline constexpr std::int32_t main_stream = 0;
+inline constexpr std::int32_t default_domain = 0;
+
+}  // namespace streamdsl::ir

@@ -1,0 +1,97 @@
+#pragma once
+// Statements and expressions as C++-like text, for dumps and error messages.
+
+#include "../detail/text.hpp"
+#include "program_view.hpp"
+
+namespace streamdsl::ir {
+
+constexpr void render_literal(const expr_node& n, detail::text& out) {
+  if (n.type == dtype::boolean)
+    out << (n.ivalue != 0 ? "true" : "false");
+  else if (category_of(n.type) == dtype_category::integral)
+    out << static_cast<long long>(n.ivalue);
+  else
+    detail::append_number(out, n.fvalue);
+}
+
+constexpr void render_expr(const program_view& p, std::int32_t id, detail::text& out, int outer = -1) {
+  const expr_node& n = p.nodes[id];
+  switch (arity(n.code)) {
+    case 0:
+      if (n.code == op::load)
+        out << p.buffer_name(n.ref);
+      else if (n.code == op::param)
+        out << p.name(p.params[n.ref].name);
+      else
+        render_literal(n, out);
+      return;
+    case 1:
+      if (n.code == op::neg || n.code == op::logical_not) {
+        out << spelling(n.code);
+        render_expr(p, n.a, out, precedence(n.code));
+        return;
+      }
+      out << spelling(n.code);
+      if (n.code == op::cast) out << '<' << name_of(n.type) << '>';
+      out << '(';
+      render_expr(p, n.a, out);
+      out << ')';
+      return;
+    default:
+      break;
+  }
+  if (is_infix(n.code)) {
+    const int prec = precedence(n.code);
+    const bool parens = prec < outer;
+    if (parens) out << '(';
+    render_expr(p, n.a, out, prec);
+    out << ' ' << spelling(n.code) << ' ';
+    render_expr(p, n.b, out, prec + 1);  // left-associative
+    if (parens) out << ')';
+    return;
+  }
+  out << spelling(n.code) << '(';
+  render_expr(p, n.a, out);
+  out << ", ";
+  render_expr(p, n.b, out);
+  if (n.c >= 0) {
+    out << ", ";
+    render_expr(p, n.c, out);
+  }
+  out << ')';
+}
+
+constexpr void render_statement(const program_view& p, const statement& s, detail::text& out) {
+  switch (s.kind) {
+    case stmt_kind::assign:
+      out << p.buffer_name(s.target) << " = ";
+      render_expr(p, s.root, out);
+      return;
+    case stmt_kind::record:
+      out << p.event_name(s.event) << ".record()";
+      return;
+    case stmt_kind::wait:
+      out << p.event_name(s.event) << ".wait()";
+      return;
+    case stmt_kind::wait_stream:
+      out << p.stream_name(s.stream) << ".wait_stream(" << p.stream_name(s.other) << ')';
+      return;
+  }
+}
+
+constexpr detail::text statement_text(const program_view& p, const statement& s) {
+  detail::text t;
+  render_statement(p, s, t);
+  return t;
+}
+
+// "statement #3 `z = y * 2` on stream 'main'"
+constexpr void describe_statement(const program_view& p, std::int32_t index, detail::text& out) {
+  const statement& s = p.stmts[index];
+  out << "statement #" << (s.origin >= 0 ? s.origin : index) << " `";
+  render_statement(p, s, out);
+  out << "` on stream '" << p.stream_name(s.stream) << '\'';
+}
+
+}  // namespace streamdsl::ir

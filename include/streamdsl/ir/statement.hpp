@@ -1,0 +1,32 @@
+#pragma once
+// A statement of the program in program order: an elementwise assignment or
+// a sync operation, each tagged with the stream slot it was issued on.
+#include <cstdint>
+#include <string_view>
+
+namespace streamdsl::ir {
+
+enum class stmt_kind : std::uint8_t { assign, record, wait, wait_stream };
+
+constexpr std::string_view name_of(stmt_kind k) {
+  switch (k) {
+    case stmt_kind::assign: return "assign";
+    case stmt_kind::record: return "record";
+    case stmt_kind::wait: return "wait";
+    case stmt_kind::wait_stream: return "wait_stream";
+  }
+  return "?";
+}
+
+struct statement {
+  stmt_kind kind = stmt_kind::assign;
+  std::int32_t stream = 0;
+  std::int32_t target = -1;  // assign: buffer written
+  std::int32_t root = -1;    // assign: expression node
+  std::int32_t event = -1;   // record, wait
+  std::int32_t other = -1;   // wait_stream: the stream waited for
+  std::int32_t binds = -1;   // wait: index of the record it waits for
+  std::int32_t origin = -1;  // index in the user's program (-1: inserted by a pass)
+};
+
+}  // namespace streamdsl::ir

@@ -1,0 +1,70 @@
+#pragma once
+// Fusion: on each stream, a run of elementwise statements with no sync
+// between them and one iteration domain becomes one kernel. This covers
+// vertical fusion (a producer and its consumers) and horizontal fusion
+// (independent statements) at once: every statement of an elementwise kernel
+// touches only element i of each buffer it names, so evaluating the run's
+// statements in order for each element is the program's meaning. A kernel
+// is issued where its run ends, so everything it depends on is issued first.
+#include "../detail/dyn_array.hpp"
+
+#include "../ir/program_view.hpp"
+#include "../plan/plan_types.hpp"
+
+namespace streamdsl::passes {
+
+struct kernel_partition {
+  detail::dyn_array<kernel_info> kernels;        // in issue order
+  detail::dyn_array<std::int32_t> stmts;         // statements, kernel by kernel
+  detail::dyn_array<std::int32_t> issue_before;  // per kernel: the statement it is issued before
+  detail::dyn_array<std::int32_t> kernel_of;     // per statement: its kernel, or -1
+};
+
+constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true) {
+  kernel_partition out;
+  out.kernel_of.assign(p.stmts.size(), -1);
+  detail::dyn_array<detail::dyn_array<std::int32_t>> open(p.streams.size());
+  detail::dyn_array<std::int32_t> open_domain(p.streams.size(), 0);
+  const auto n = static_cast<std::int32_t>(p.stmts.size());
+
+  auto close = [&](std::int32_t s, std::int32_t before) {
+    auto& run = open[static_cast<std::size_t>(s)];
+    if (run.empty()) return;
+    const auto k = static_cast<std::int32_t>(out.kernels.size());
+    out.kernels.push_back({s, open_domain[static_cast<std::size_t>(s)], static_cast<std::int32_t>(out.stmts.size()),
+                           static_cast<std::int32_t>(run.size())});
+    for (auto i : run) {
+      out.stmts.push_back(i);
+      out.kernel_of[static_cast<std::size_t>(i)] = k;
+    }
+    out.issue_before.push_back(before);
+    run.clear();
+  };
+
+  for (std::int32_t i = 0; i < n; ++i) {
+    const auto& s = p.stmts[i];
+    if (s.kind != ir::stmt_kind::assign) {
+      close(s.stream, i);
+      continue;
+    }
+    const auto domain = p.buffers[s.target].domain;
+    auto& run = open[static_cast<std::size_t>(s.stream)];
+    if (!run.empty() && (!fuse || open_domain[static_cast<std::size_t>(s.stream)] != domain))
+      close(s.stream, i);
+    run.push_back(i);
+    open_domain[static_cast<std::size_t>(s.stream)] = domain;
+  }
+  // Close the remaining runs in the order their last statements were written.
+  for (;;) {
+    std::int32_t next = -1;
+    for (std::int32_t s = 0; s < static_cast<std::int32_t>(p.streams.size()); ++s) {
+      const auto& run = open[static_cast<std::size_t>(s)];
+      if (!run.empty() && (next < 0 || run.back() < open[static_cast<std::size_t>(next)].back())) next = s;
+    }
+    if (next < 0) break;
+    close(next, n);
+  }
+  return out;
+}
+
+}  // namespace streamdsl::passes

@@ -1,0 +1,41 @@
+#pragma once
+// s.wait_stream(t) becomes a record on t and a wait on s at the same point in
+// program order (what torch and CUDA do), so later passes see only events.
+#include "../detail/text.hpp"
+#include "../ir/program.hpp"
+
+namespace streamdsl::passes {
+
+constexpr std::int32_t add_synthetic_event(ir::program& p, ir::event_role role) {
+  detail::text t;
+  t << (role == ir::event_role::automatic ? "auto_sync" : "wait_stream") << static_cast<long long>(p.events.size());
+  p.events.push_back({p.intern(t.view()), role});
+  return static_cast<std::int32_t>(p.events.size() - 1);
+}
+
+constexpr void lower_wait_stream(ir::program& p) {
+  detail::dyn_array<ir::statement> out;
+  detail::dyn_array<std::int32_t> moved(p.stmts.size(), -1);  // old index -> new index
+  for (std::size_t i = 0; i < p.stmts.size(); ++i) {
+    auto s = p.stmts[i];
+    if (s.kind == ir::stmt_kind::wait_stream) {
+      ir::statement rec{};
+      rec.kind = ir::stmt_kind::record;
+      rec.stream = s.other;
+      rec.event = add_synthetic_event(p, ir::event_role::wait_stream);
+      rec.origin = s.origin;
+      out.push_back(rec);
+      s.kind = ir::stmt_kind::wait;
+      s.event = rec.event;
+      s.binds = static_cast<std::int32_t>(out.size() - 1);
+      s.other = -1;
+    } else if (s.kind == ir::stmt_kind::wait && s.binds >= 0) {
+      s.binds = moved[static_cast<std::size_t>(s.binds)];
+    }
+    moved[i] = static_cast<std::int32_t>(out.size());
+    out.push_back(s);
+  }
+  p.stmts = out;
+}
+
+}  // namespace streamdsl::passes

@@ -1,0 +1,36 @@
+#pragma once
+// The pass pipeline: IR in, plan model out. Each step is its own header and
+// can be run and tested alone.
+#include "../dsl/options.hpp"
+#include "fusion.hpp"
+#include "lower_to_ops.hpp"
+#include "lower_wait_stream.hpp"
+#include "memory_plan.hpp"
+#include "races.hpp"
+#include "redundant_waits.hpp"
+#include "sync_insertion.hpp"
+
+namespace streamdsl::passes {
+
+constexpr plan_model schedule(ir::program p, options o) {
+  plan_model m;
+  m.ir = static_cast<ir::program&&>(p);
+  if (!m.ir.ok()) return m;
+  lower_wait_stream(m.ir);
+  if (o.sync == sync_policy::checked) {
+    if (const auto r = find_race(ir::view_of(m.ir)); r.buffer >= 0) {
+      m.ir.fail(diag::error_kind::race, describe_race(ir::view_of(m.ir), r));
+      return m;
+    }
+  } else if (o.sync == sync_policy::automatic) {
+    insert_syncs(m.ir);
+  }
+  remove_redundant_waits(m);
+  const auto parts = fuse_runs(ir::view_of(m.ir), o.fusion);
+  plan_memory(m, parts);
+  lower_to_ops(m, parts);
+  m.intern_notes();
+  return m;
+}
+
+}  // namespace streamdsl::passes

@@ -1,0 +1,31 @@
+#pragma once
+// A plan while the passes build it (growable, constant evaluation only).
+// plan/frozen_plan.hpp turns it into a compile-time value.
+#include <string_view>
+#include "../detail/dyn_array.hpp"
+
+#include "../ir/program.hpp"
+#include "plan_types.hpp"
+
+namespace streamdsl {
+
+struct plan_model {
+  ir::program ir;  // statements after the passes (syncs inserted, moved work)
+  detail::dyn_array<plan_op> ops;
+  detail::dyn_array<kernel_info> kernels;
+  detail::dyn_array<std::int32_t> kernel_stmts;  // statement indices, kernel by kernel
+  detail::dyn_array<std::int32_t> storage;       // per buffer: storage_bound, storage_register or a slot
+  detail::dyn_array<slot_info> slots;
+  detail::dyn_array<ir::name_ref> notes;  // what the passes removed or moved, and why
+  // Notes wait here until the passes are done: interning them at once would
+  // grow the name pool under the views the passes hold.
+  detail::dyn_array<detail::text> pending_notes;
+
+  constexpr void note(const detail::text& text) { pending_notes.push_back(text); }
+  constexpr void intern_notes() {
+    for (const auto& n : pending_notes) notes.push_back(ir.intern(n.view()));
+    pending_notes.clear();
+  }
+};
+
+}  // namespace streamdsl

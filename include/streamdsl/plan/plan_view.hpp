@@ -1,0 +1,114 @@
+#pragma once
+// A read-only view of a plan with the queries tests and executors use:
+// sd::program(...).plan() returns one, usable in static_assert.
+#include "../detail/dyn_array.hpp"
+#include <string_view>
+
+#include "../ir/program_view.hpp"
+#include "plan_types.hpp"
+
+namespace streamdsl {
+
+struct plan_view {
+  ir::program_view ir;
+  detail::array_view<plan_op> ops;
+  detail::array_view<kernel_info> kernels;
+  detail::array_view<std::int32_t> kernel_stmts;
+  detail::array_view<std::int32_t> storage;
+  detail::array_view<slot_info> slots;
+  detail::array_view<ir::name_ref> notes;
+
+  // --- lookups by name (-1 when absent) --------------------------------------
+  constexpr std::int32_t stream_id(std::string_view name) const {
+    for (std::size_t s = 0; s < ir.streams.size(); ++s)
+      if (ir.name(ir.streams[s].name) == name) return static_cast<std::int32_t>(s);
+    return -1;
+  }
+  constexpr std::int32_t buffer_id(std::string_view name) const {
+    for (std::size_t b = 0; b < ir.buffers.size(); ++b)
+      if (ir.name(ir.buffers[b].name) == name) return static_cast<std::int32_t>(b);
+    return -1;
+  }
+  constexpr std::int32_t event_id(std::string_view name) const {
+    for (std::size_t e = 0; e < ir.events.size(); ++e)
+      if (ir.name(ir.events[e].name) == name) return static_cast<std::int32_t>(e);
+    return -1;
+  }
+
+  // --- counts ---------------------------------------------------------------
+  constexpr std::size_t stream_count() const { return ir.streams.size(); }
+  constexpr std::size_t kernel_count() const { return kernels.size(); }
+  constexpr std::size_t kernel_count(std::string_view stream) const {
+    std::size_t n = 0;
+    for (const auto& k : kernels) n += k.stream == stream_id(stream);
+    return n;
+  }
+  // Records and waits on a stream, entry and exit edges not counted.
+  constexpr std::size_t records(std::string_view stream) const { return count_syncs(op_kind::record, stream); }
+  constexpr std::size_t waits(std::string_view stream) const { return count_syncs(op_kind::wait, stream); }
+  constexpr std::size_t sync_count() const {
+    std::size_t n = 0;
+    for (const auto& op : ops) n += op.kind != op_kind::kernel && !is_edge(op);
+    return n;
+  }
+  constexpr std::size_t edge_count(sync_role role) const {
+    std::size_t n = 0;
+    for (const auto& op : ops) n += op.kind == op_kind::wait && op.role == role;
+    return n;
+  }
+  // Elementwise statements that run on a stream (after any moves).
+  constexpr std::size_t statements(std::string_view stream) const {
+    std::size_t n = 0;
+    for (const auto& k : kernels)
+      if (k.stream == stream_id(stream)) n += static_cast<std::size_t>(k.count);
+    return n;
+  }
+  constexpr detail::array_view<std::int32_t> kernel_statements(std::size_t k) const {
+    return kernel_stmts.subspan(static_cast<std::size_t>(kernels[k].first),
+                                static_cast<std::size_t>(kernels[k].count));
+  }
+  // The kernel that computes `buffer` (its last writer), or -1.
+  constexpr std::int32_t kernel_writing(std::string_view buffer) const {
+    std::int32_t found = -1;
+    const auto b = buffer_id(buffer);
+    for (std::size_t k = 0; k < kernels.size(); ++k)
+      for (auto i : kernel_statements(k))
+        if (ir.stmts[i].target == b) found = static_cast<std::int32_t>(k);
+    return found;
+  }
+  // Where a buffer lives: storage_bound, storage_register or a slot index.
+  constexpr std::int32_t storage_of(std::string_view buffer) const {
+    return storage[static_cast<std::size_t>(buffer_id(buffer))];
+  }
+  constexpr std::size_t slot_count() const { return slots.size(); }
+  // Workspace bytes for temps, given each domain's extent (256-byte aligned slots).
+  constexpr std::size_t workspace_bytes(detail::array_view<std::size_t> domain_extents) const {
+    std::size_t total = 0;
+    for (const auto& s : slots) {
+      const std::size_t n = s.domain < 0 ? 1 : domain_extents[static_cast<std::size_t>(s.domain)];
+      total += (n * size_of(s.type) + 255) / 256 * 256;
+    }
+    return total;
+  }
+  constexpr std::size_t note_count() const { return notes.size(); }
+  constexpr std::string_view note(std::size_t i) const { return ir.name(notes[i]); }
+  constexpr bool has_note(std::string_view part) const {
+    for (const auto& n : notes)
+      if (ir.name(n).find(part) != std::string_view::npos) return true;
+    return false;
+  }
+
+  static constexpr bool is_edge(const plan_op& op) {
+    return op.role == sync_role::entry || op.role == sync_role::exit;
+  }
+
+ private:
+  constexpr std::size_t count_syncs(op_kind kind, std::string_view stream) const {
+    std::size_t n = 0;
+    const auto s = stream_id(stream);
+    for (const auto& op : ops) n += op.kind == kind && op.stream == s && !is_edge(op);
+    return n;
+  }
+};
+
+}  // namespace streamdsl

@@ -1,0 +1,105 @@
+#pragma once
+// The plan as text, one block per stream in issue order: what the compiler
+// made of the program (like TORCH_LOGS=output_code).
+
+#include "../detail/text.hpp"
+#include "../ir/render.hpp"
+#include "plan_view.hpp"
+
+namespace streamdsl {
+
+namespace detail {
+
+constexpr void render_sync(const plan_view& p, const plan_op& op, text& t) {
+  const auto& v = p.ir;
+  if (op.role == sync_role::entry) {
+    t << (op.kind == op_kind::record ? "record entry" : "wait main (entry edge)");
+    return;
+  }
+  if (op.role == sync_role::exit) {
+    if (op.kind == op_kind::record)
+      t << "record exit";
+    else
+      t << "wait " << v.stream_name(p.ops[static_cast<std::size_t>(op.waits_for)].stream) << " (exit edge)";
+    return;
+  }
+  t << (op.kind == op_kind::record ? "record " : "wait ") << v.event_name(op.event);
+  if (op.kind == op_kind::wait) {
+    const auto& rec = p.ops[static_cast<std::size_t>(op.waits_for)];
+    t << " (recorded on " << v.stream_name(rec.stream) << ')';
+  }
+  if (op.role == sync_role::automatic) t << "  // inserted by sd::automatic";
+  if (op.role == sync_role::wait_stream) {
+    if (op.kind == op_kind::record)
+      t << "  // for a wait_stream";
+    else
+      t << "  // " << v.stream_name(op.stream) << ".wait_stream("
+        << v.stream_name(p.ops[static_cast<std::size_t>(op.waits_for)].stream) << ')';
+  }
+}
+
+constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t) {
+  const auto& info = p.kernels[static_cast<std::size_t>(k)];
+  t << "kernel k" << k << " over " << p.ir.domain_name(info.domain) << " {\n";
+  for (auto i : p.kernel_statements(static_cast<std::size_t>(k))) {
+    const auto& s = p.ir.stmts[i];
+    t.indent(6);
+    ir::render_statement(p.ir, s, t);
+    t << ';';
+    const auto where = p.storage[static_cast<std::size_t>(s.target)];
+    if (where == storage_register)
+      t << "  // register";
+    else if (where >= 0)
+      t << "  // slot " << where;
+    t << '\n';
+  }
+  t.indent(4) << '}';
+}
+
+}  // namespace detail
+
+// Constexpr, so tests can check a dump with static_assert.
+constexpr detail::text dump(const plan_view& p) {
+  detail::text t;
+  const auto& v = p.ir;
+  t << "// streamdsl plan: " << p.kernel_count() << (p.kernel_count() == 1 ? " kernel, " : " kernels, ")
+    << p.sync_count() << " syncs, " << v.streams.size() << (v.streams.size() == 1 ? " stream" : " streams")
+    << ", " << p.slot_count() << " workspace slots\n";
+  for (std::int32_t s = 0; s < static_cast<std::int32_t>(v.streams.size()); ++s) {
+    bool any = false;
+    for (const auto& op : p.ops) any = any || op.stream == s;
+    if (!any) continue;
+    t << "stream " << v.stream_name(s) << ":\n";
+    for (const auto& op : p.ops) {
+      if (op.stream != s) continue;
+      t.indent(4);
+      if (op.kind == op_kind::kernel)
+        detail::render_kernel(p, op.kernel, t);
+      else
+        detail::render_sync(p, op, t);
+      t << '\n';
+    }
+  }
+  t << "buffers:\n";
+  for (std::int32_t b = 0; b < static_cast<std::int32_t>(v.buffers.size()); ++b) {
+    const auto& info = v.buffers[b];
+    t.indent(4) << ir::name_of(info.kind) << ' ' << name_of(info.type) << ' ' << v.buffer_name(b);
+    if (info.domain >= 0)
+      t << '[' << v.domain_name(info.domain) << ']';
+    else
+      t << " (0-d)";
+    const auto where = p.storage[static_cast<std::size_t>(b)];
+    if (where == storage_register)
+      t << "  // registers only";
+    else if (where >= 0)
+      t << "  // workspace slot " << where;
+    t << '\n';
+  }
+  if (!p.notes.empty()) {
+    t << "notes:\n";
+    for (std::size_t i = 0; i < p.notes.size(); ++i) t.indent(4) << p.note(i) << '\n';
+  }
+  return t;
+}
+
+}  // namespace streamdsl

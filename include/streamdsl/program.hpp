@@ -1,0 +1,52 @@
+#pragma once
+// sd::program(lambda): runs the lambda at compile time, schedules the
+// statements it wrote, and yields a program whose plan is a compile-time
+// value. Errors in the program are compile errors raised here.
+#include <string>
+
+#include "diag/raise.hpp"
+#include "dsl/builder.hpp"
+#include "dsl/options.hpp"
+#include "passes/schedule.hpp"
+#include "plan/frozen_plan.hpp"
+#include "plan/to_dot.hpp"
+#include "plan/to_string.hpp"
+
+namespace streamdsl {
+
+namespace detail {
+template <class F>
+concept program_lambda = std::is_empty_v<F> && std::is_default_constructible_v<F> && std::invocable<F, builder&>;
+}
+
+// The program's IR as written, before any pass (for testing passes alone).
+template <detail::program_lambda F>
+constexpr ir::program build_ir(F body) {
+  builder b;
+  body(b);
+  return static_cast<ir::program&&>(b.ir);
+}
+
+template <detail::program_lambda F, options O>
+class compiled_program {
+  static constexpr plan_model model() { return passes::schedule(build_ir(F{}), O); }
+
+ public:
+  static constexpr options policy = O;
+  static constexpr plan_sizes sizes = sizes_of(model());
+  static constexpr frozen_plan<sizes> storage = freeze<sizes>(model());
+  static_assert(diag::raise<storage.error, storage.message>(), "streamdsl: the program above has an error");
+
+  static constexpr plan_view plan() { return storage.view(); }
+  // The plan as text (one block per stream) and as a Graphviz graph.
+  static std::string to_string() { return std::string(streamdsl::dump(plan()).view()); }
+  static std::string to_dot() { return std::string(streamdsl::dump_dot(plan()).view()); }
+};
+
+// The lambda must not capture: it is run again by the compiler, from its type.
+template <options O = options{}, detail::program_lambda F>
+consteval compiled_program<F, O> program(F) {
+  return {};
+}
+
+}  // namespace streamdsl

@@ -1,0 +1,11 @@
+#pragma once
+// streamdsl: multi-stream GPU programs written as statements in stream
+// scopes, scheduled at compile time. Include this one header.
+#include "dsl/builder.hpp"
+#include "dsl/functions.hpp"
+#include "dsl/options.hpp"
+#include "program.hpp"
+
+#ifndef STREAMDSL_NO_SD_ALIAS
+namespace sd = streamdsl;
+#endif
