@@ -5,7 +5,9 @@
 #include "../detail/dyn_array.hpp"
 
 #include "../ir/program.hpp"
+#include "../ir/program_view.hpp"
 #include "plan_types.hpp"
+#include "plan_view.hpp"
 
 namespace streamdsl {
 
@@ -27,5 +29,11 @@ struct plan_model {
     pending_notes.clear();
   }
 };
+
+// A view of a plan built at run time (the passes are constexpr, not consteval:
+// tests and the random-program tester schedule programs while running).
+constexpr plan_view view_of(const plan_model& m) {
+  return {ir::view_of(m.ir), m.ops, m.kernels, m.kernel_stmts, m.storage, m.slots, m.notes};
+}
 
 }  // namespace streamdsl
