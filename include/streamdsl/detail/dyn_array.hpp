@@ -112,6 +112,8 @@ struct array_view {
   constexpr array_view(const T* p, std::size_t n) : first(p), count(n) {}
   template <class C>
   constexpr array_view(const C& c) : first(c.data()), count(c.size()) {}  // NOLINT: implicit like span
+  template <std::size_t N>
+  constexpr array_view(const T (&a)[N]) : first(a), count(N) {}  // NOLINT: implicit like span
 
   constexpr std::size_t size() const { return count; }
   constexpr bool empty() const { return count == 0; }

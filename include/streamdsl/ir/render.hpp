@@ -94,4 +94,17 @@ constexpr void describe_statement(const program_view& p, std::int32_t index, det
   out << "` on stream '" << p.stream_name(s.stream) << '\'';
 }
 
+// A sync statement for notes: the user's own, or one a pass made.
+constexpr void describe_sync(const ir::program_view& p, std::int32_t i, detail::text& t) {
+  const auto& s = p.stmts[i];
+  const auto& e = p.events[s.event];
+  if (e.role == event_role::user) {
+    describe_statement(p, i, t);
+  } else {
+    t << (e.role == event_role::automatic ? "inserted " : "wait_stream ")
+      << (s.kind == stmt_kind::record ? "record" : "wait") << " of '" << p.event_name(s.event)
+      << "' on stream '" << p.stream_name(s.stream) << '\'';
+  }
+}
+
 }  // namespace streamdsl::ir

@@ -12,18 +12,6 @@
 
 namespace streamdsl::passes {
 
-constexpr void describe_sync(const ir::program_view& p, std::int32_t i, detail::text& t) {
-  const auto& s = p.stmts[i];
-  const auto& e = p.events[s.event];
-  if (e.role == ir::event_role::user) {
-    ir::describe_statement(p, i, t);
-  } else {
-    t << (e.role == ir::event_role::automatic ? "inserted " : "wait_stream ")
-      << (s.kind == ir::stmt_kind::record ? "record" : "wait") << " of '" << p.event_name(s.event)
-      << "' on stream '" << p.stream_name(s.stream) << '\'';
-  }
-}
-
 constexpr void remove_redundant_waits(plan_model& m) {
   ir::program& p = m.ir;
   const happens_before hb(p.stmts, p.streams.size());
@@ -37,7 +25,7 @@ constexpr void remove_redundant_waits(plan_model& m) {
       drop[static_cast<std::size_t>(i)] = true;
       detail::text t;
       t << "removed ";
-      describe_sync(view, i, t);
+      ir::describe_sync(view, i, t);
       t << ": already implied by earlier syncs";
       m.note(t);
     } else {
@@ -50,7 +38,7 @@ constexpr void remove_redundant_waits(plan_model& m) {
       if (p.events[p.stmts[i].event].role == ir::event_role::user) {
         detail::text t;
         t << "dropped ";
-        describe_sync(view, static_cast<std::int32_t>(i), t);
+        ir::describe_sync(view, static_cast<std::int32_t>(i), t);
         t << ": nothing waits for it";
         m.note(t);
       }

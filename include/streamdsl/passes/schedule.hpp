@@ -6,6 +6,7 @@
 #include "lower_to_ops.hpp"
 #include "lower_wait_stream.hpp"
 #include "memory_plan.hpp"
+#include "placement.hpp"
 #include "races.hpp"
 #include "redundant_waits.hpp"
 #include "sync_insertion.hpp"
@@ -25,6 +26,7 @@ constexpr plan_model schedule(ir::program p, options o) {
   } else if (o.sync == sync_policy::automatic) {
     insert_syncs(m.ir);
   }
+  place_work(m, o);
   remove_redundant_waits(m);
   const auto parts = fuse_runs(ir::view_of(m.ir), o.fusion);
   plan_memory(m, parts);

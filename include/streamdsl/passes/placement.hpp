@@ -1,0 +1,176 @@
+#pragma once
+// Placement: temps belong to the compiler. A kernel whose statements write
+// only temps, all read by one kernel of the same domain on another stream,
+// is computed inside that kernel: its statements move there, its temps stay
+// in registers, and the sync that guarded it is dropped when nothing needs it
+// any more (two chains on two streams joined by `out = a + b` become one
+// kernel). Under sd::relaxed, kernels writing outputs and inouts may move the
+// same way (the seed's y and z in one kernel).
+//
+// A move is kept only when it cannot change a result: nothing between the
+// two places in program order writes what the moved statements read or
+// touches what they write, and the program after the move is race-free (a
+// race-free program gives its program-order result under every schedule,
+// because happens-before only runs forward in program order).
+#include "../detail/text.hpp"
+#include "../dsl/options.hpp"
+#include "../ir/accesses.hpp"
+#include "../ir/render.hpp"
+#include "../plan/plan_model.hpp"
+#include "erase_statements.hpp"
+#include "fusion.hpp"
+#include "races.hpp"
+
+namespace streamdsl::passes {
+
+// Moves statements `moved` (ascending indices) to just before statement
+// `before` (not among them), onto stream `stream`; waits stay bound.
+constexpr void move_statements(ir::program& p, const detail::dyn_array<std::int32_t>& moved, std::int32_t before,
+                               std::int32_t stream) {
+  const auto n = p.stmts.size();
+  detail::dyn_array<bool> is_moved(n, false);
+  for (auto i : moved) is_moved[static_cast<std::size_t>(i)] = true;
+  detail::dyn_array<ir::statement> out;
+  detail::dyn_array<std::int32_t> index(n, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (static_cast<std::int32_t>(i) == before)
+      for (auto m : moved) {
+        index[static_cast<std::size_t>(m)] = static_cast<std::int32_t>(out.size());
+        auto s = p.stmts[static_cast<std::size_t>(m)];
+        s.stream = stream;
+        out.push_back(s);
+      }
+    if (is_moved[i]) continue;
+    index[i] = static_cast<std::int32_t>(out.size());
+    out.push_back(p.stmts[i]);
+  }
+  for (auto& s : out)
+    if (s.kind == ir::stmt_kind::wait) s.binds = index[static_cast<std::size_t>(s.binds)];
+  p.stmts = out;
+}
+
+struct move_candidate {
+  std::int32_t producer = -1;  // kernel index in the partition
+  std::int32_t consumer = -1;
+};
+
+// The single kernel reading what `k` writes, if the move is worth checking.
+constexpr move_candidate find_consumer(const ir::program_view& p, const kernel_partition& parts, std::int32_t k,
+                                       placement_policy policy) {
+  const auto& producer = parts.kernels[static_cast<std::size_t>(k)];
+  const auto mine = parts.stmts.data() + producer.first;
+  detail::dyn_array<bool> written(p.buffers.size(), false);
+  for (std::int32_t j = 0; j < producer.count; ++j) {
+    const auto target = p.stmts[mine[j]].target;
+    if (p.buffers[target].kind != ir::access::temp && policy == placement_policy::strict) return {};
+    written[static_cast<std::size_t>(target)] = true;
+  }
+  std::int32_t consumer = -1;
+  for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
+    const auto kernel = parts.kernel_of[static_cast<std::size_t>(i)];
+    if (kernel < 0 || kernel == k) continue;
+    const auto& s = p.stmts[i];
+    bool touches = written[static_cast<std::size_t>(s.target)] && p.buffers[s.target].kind == ir::access::temp;
+    for (auto b : ir::reads_of(p, s)) touches = touches || written[static_cast<std::size_t>(b)];
+    if (!touches) continue;
+    if (consumer >= 0 && consumer != kernel) return {};  // read by two kernels: keep it materialised
+    consumer = kernel;
+  }
+  if (consumer < 0) return {};
+  const auto& c = parts.kernels[static_cast<std::size_t>(consumer)];
+  if (c.stream == producer.stream || c.domain != producer.domain) return {};
+  if (parts.stmts[static_cast<std::size_t>(c.first)] < mine[0]) return {};
+  return {k, consumer};
+}
+
+// Whether moving the producer's statements to the consumer's first statement
+// keeps every value they read and every value they leave for others.
+constexpr bool move_keeps_values(const ir::program_view& p, const kernel_partition& parts, move_candidate c) {
+  const auto& producer = parts.kernels[static_cast<std::size_t>(c.producer)];
+  const auto first = parts.stmts[static_cast<std::size_t>(producer.first)];
+  const auto to = parts.stmts[static_cast<std::size_t>(parts.kernels[static_cast<std::size_t>(c.consumer)].first)];
+  detail::dyn_array<bool> read(p.buffers.size(), false), written(p.buffers.size(), false);
+  for (std::int32_t j = 0; j < producer.count; ++j) {
+    const auto& s = p.stmts[parts.stmts[static_cast<std::size_t>(producer.first + j)]];
+    for (auto b : ir::reads_of(p, s)) read[static_cast<std::size_t>(b)] = true;
+    written[static_cast<std::size_t>(s.target)] = true;
+  }
+  for (std::int32_t i = first; i < to; ++i) {
+    if (parts.kernel_of[static_cast<std::size_t>(i)] == c.producer) continue;
+    const auto& s = p.stmts[i];
+    if (s.kind != ir::stmt_kind::assign) continue;
+    if (read[static_cast<std::size_t>(s.target)] || written[static_cast<std::size_t>(s.target)]) return false;
+    for (auto b : ir::reads_of(p, s))
+      if (written[static_cast<std::size_t>(b)]) return false;
+  }
+  return true;
+}
+
+constexpr void note_move(plan_model& m, const ir::program& before, const kernel_partition& parts,
+                         move_candidate c) {
+  const auto v = ir::view_of(before);
+  const auto& producer = parts.kernels[static_cast<std::size_t>(c.producer)];
+  const auto& consumer = parts.kernels[static_cast<std::size_t>(c.consumer)];
+  detail::text t;
+  t << "moved ";
+  for (std::int32_t j = 0; j < producer.count; ++j) {
+    if (j > 0) t << "; ";
+    t << '`';
+    ir::render_statement(v, v.stmts[parts.stmts[static_cast<std::size_t>(producer.first + j)]], t);
+    t << '`';
+  }
+  t << " from stream '" << v.stream_name(producer.stream) << "' into the kernel on '"
+    << v.stream_name(consumer.stream) << "' that reads "
+    << (producer.count == 1 ? "its result" : "their results") << ": computed where it is used";
+  m.note(t);
+}
+
+// Drops waits on streams that lost work when dropping them leaves no race.
+constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>& emptied_stream) {
+  for (std::size_t i = m.ir.stmts.size(); i-- > 0;) {
+    const auto& w = m.ir.stmts[i];
+    if (w.kind != ir::stmt_kind::wait) continue;
+    if (!emptied_stream[static_cast<std::size_t>(m.ir.stmts[static_cast<std::size_t>(w.binds)].stream)]) continue;
+    ir::program trial = m.ir;
+    detail::dyn_array<bool> drop(trial.stmts.size(), false);
+    drop[i] = true;
+    erase_statements(trial, drop);
+    if (find_race(ir::view_of(trial)).buffer >= 0) continue;
+    detail::text t;
+    t << "removed ";
+    ir::describe_sync(ir::view_of(m.ir), static_cast<std::int32_t>(i), t);
+    t << ": nothing it ordered is left after moving work";
+    m.note(t);
+    m.ir = static_cast<ir::program&&>(trial);
+  }
+}
+
+constexpr void place_work(plan_model& m, options o) {
+  if (o.sync == sync_policy::unchecked) return;  // moves are proven safe with the race check
+  detail::dyn_array<bool> emptied(m.ir.streams.size(), false);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    const auto v = ir::view_of(m.ir);
+    const auto parts = fuse_runs(v, o.fusion);
+    for (std::int32_t k = 0; k < static_cast<std::int32_t>(parts.kernels.size()) && !changed; ++k) {
+      const auto c = find_consumer(v, parts, k, o.placement);
+      if (c.producer < 0 || !move_keeps_values(v, parts, c)) continue;
+      ir::program trial = m.ir;
+      const auto& producer = parts.kernels[static_cast<std::size_t>(k)];
+      detail::dyn_array<std::int32_t> moved;
+      for (std::int32_t j = 0; j < producer.count; ++j)
+        moved.push_back(parts.stmts[static_cast<std::size_t>(producer.first + j)]);
+      const auto& consumer = parts.kernels[static_cast<std::size_t>(c.consumer)];
+      move_statements(trial, moved, parts.stmts[static_cast<std::size_t>(consumer.first)], consumer.stream);
+      if (find_race(ir::view_of(trial)).buffer >= 0) continue;
+      note_move(m, m.ir, parts, c);
+      emptied[static_cast<std::size_t>(producer.stream)] = true;
+      m.ir = static_cast<ir::program&&>(trial);
+      changed = true;
+    }
+  }
+  drop_unneeded_waits(m, emptied);
+}
+
+}  // namespace streamdsl::passes

@@ -1,0 +1,414 @@
+// The scheduler end to end: the scenarios of the scheduler issue, each checked
+// on its plan with STATIC_REQUIRE (kernels, records, waits, removed waits).
+#include <catch2/catch.hpp>
+#include <streamdsl/streamdsl.hpp>
+
+namespace {
+template <class P>
+constexpr bool dump_has(const P& program, std::string_view part) {
+  return sd::dump(program.plan()).contains(part);
+}
+}  // namespace
+
+TEST_CASE("producer and consumer across two streams", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    auto z = p.output<float>("z");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    sd::with_stream(side, [&] { y = x + 1; e.record(); });
+    e.wait();
+    z = y * 2;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 2);  // a dependency across streams through an event
+  STATIC_REQUIRE(plan.records("side") == 1);
+  STATIC_REQUIRE(plan.waits("main") == 1);
+}
+
+TEST_CASE("fan-out to two streams and join", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto out = p.output<float>("out");
+    auto s1 = p.stream("s1");
+    auto s2 = p.stream("s2");
+    auto e1 = p.event("e1");
+    auto e2 = p.event("e2");
+    sd::with_stream(s1, [&] { a = x * 2; e1.record(); });
+    sd::with_stream(s2, [&] { b = x * 3; e2.record(); });
+    e1.wait();
+    e2.wait();
+    out = a + b;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 3);
+  STATIC_REQUIRE(plan.waits("main") == 2);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::entry) == 2);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::exit) == 2);
+}
+
+TEST_CASE("diamond: main -> two streams -> main", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto t = p.output<float>("t");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto out = p.output<float>("out");
+    auto s1 = p.stream("s1");
+    auto s2 = p.stream("s2");
+    auto top = p.event("top");
+    auto e1 = p.event("e1");
+    auto e2 = p.event("e2");
+    t = x + 1;
+    top.record();
+    sd::with_stream(s1, [&] { top.wait(); a = t * 2; e1.record(); });
+    sd::with_stream(s2, [&] { top.wait(); b = t * 3; e2.record(); });
+    e1.wait();
+    e2.wait();
+    out = a + b;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 4);
+  STATIC_REQUIRE(plan.records("main") == 1);
+  STATIC_REQUIRE(plan.waits("s1") == 1);
+  STATIC_REQUIRE(plan.waits("s2") == 1);
+  STATIC_REQUIRE(plan.waits("main") == 2);
+}
+
+TEST_CASE("ping-pong between two streams", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.inout<float>("x");
+    auto side = p.stream("side");
+    auto ping = p.event("ping");
+    auto pong = p.event("pong");
+    x = x + 1;
+    ping.record();
+    sd::with_stream(side, [&] { ping.wait(); x = x * 2; pong.record(); });
+    pong.wait();
+    x = x - 3;
+    ping.record();
+    sd::with_stream(side, [&] { ping.wait(); x = x * 4; pong.record(); });
+    pong.wait();
+    x = x + 5;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 5);
+  STATIC_REQUIRE(plan.records("main") == 2);
+  STATIC_REQUIRE(plan.records("side") == 2);
+  STATIC_REQUIRE(plan.waits("main") == 2);
+  STATIC_REQUIRE(plan.waits("side") == 2);
+}
+
+TEST_CASE("four-stage pipeline over four streams", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto c = p.output<float>("c");
+    auto d = p.output<float>("d");
+    auto s1 = p.stream("s1");
+    auto s2 = p.stream("s2");
+    auto s3 = p.stream("s3");
+    auto e1 = p.event("e1");
+    auto e2 = p.event("e2");
+    auto e3 = p.event("e3");
+    a = x + 1;
+    e1.record();
+    sd::with_stream(s1, [&] { e1.wait(); b = a * 2; e2.record(); });
+    sd::with_stream(s2, [&] { e2.wait(); c = b - 3; e3.record(); });
+    sd::with_stream(s3, [&] { e3.wait(); d = c / 4; });
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 4);
+  STATIC_REQUIRE(plan.waits("s1") == 1);
+  STATIC_REQUIRE(plan.waits("s2") == 1);
+  STATIC_REQUIRE(plan.waits("s3") == 1);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::exit) == 3);  // main sees d at exit
+}
+
+TEST_CASE("an event re-recorded: the wait binds to the latest record", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto c = p.output<float>("c");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    sd::with_stream(side, [&] {
+      a = x + 1;
+      e.record();
+      b = x + 2;
+      e.record();
+    });
+    e.wait();
+    c = a + b;  // needs both: only correct because the wait binds to the second record
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.waits("main") == 1);
+  STATIC_REQUIRE(plan.records("side") == 1);  // the first record is waited by nobody
+  STATIC_REQUIRE(plan.has_note("dropped statement #1 `e.record()` on stream 'side': nothing waits for it"));
+}
+
+TEST_CASE("two streams waiting on the same event are both held back", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto t = p.output<float>("t");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto s1 = p.stream("s1");
+    auto s2 = p.stream("s2");
+    auto e = p.event("e");
+    t = x * 2;
+    e.record();
+    sd::with_stream(s1, [&] { e.wait(); a = t + 1; });
+    sd::with_stream(s2, [&] { e.wait(); b = t + 2; });
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.records("main") == 1);
+  STATIC_REQUIRE(plan.waits("s1") == 1);
+  STATIC_REQUIRE(plan.waits("s2") == 1);
+}
+
+TEST_CASE("wait_stream becomes a record and a wait", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto side = p.stream("side");
+    sd::with_stream(side, [&] { a = x + 1; });
+    p.main_stream().wait_stream(side);
+    b = a * 2;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.records("side") == 1);
+  STATIC_REQUIRE(plan.waits("main") == 1);
+  STATIC_REQUIRE(dump_has(prog, "// main.wait_stream(side)"));
+}
+
+TEST_CASE("nested with_stream: the innermost scope wins", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto c = p.output<float>("c");
+    auto s1 = p.stream("s1");
+    auto s2 = p.stream("s2");
+    sd::with_stream(s1, [&] {
+      a = x + 1;
+      sd::with_stream(s2, [&] { b = x + 2; });
+      c = x + 3;
+    });
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.statements("s1") == 2);
+  STATIC_REQUIRE(plan.statements("s2") == 1);
+  STATIC_REQUIRE(plan.statements("main") == 0);
+}
+
+TEST_CASE("three records on one stream, each waited once", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto c = p.output<float>("c");
+    auto y = p.output<float>("y");
+    auto side = p.stream("side");
+    auto ea = p.event("ea");
+    auto eb = p.event("eb");
+    auto ec = p.event("ec");
+    sd::with_stream(side, [&] {
+      a = x + 1;
+      ea.record();
+      b = x + 2;
+      eb.record();
+      c = x + 3;
+      ec.record();
+    });
+    ea.wait();
+    y = a * 2;
+    eb.wait();
+    y = y + b;
+    ec.wait();
+    y = y + c;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.records("side") == 3);
+  STATIC_REQUIRE(plan.waits("main") == 3);
+  STATIC_REQUIRE(plan.kernel_count() == 6);
+}
+
+TEST_CASE("an inout mutated on a side stream and read on main", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto acc = p.inout<float>("acc");
+    auto y = p.output<float>("y");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    sd::with_stream(side, [&] { acc = acc * 2; e.record(); });
+    e.wait();
+    y = acc + 1;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 2);
+  STATIC_REQUIRE(plan.statements("side") == 1);  // inout work stays where the user put it
+  STATIC_REQUIRE(plan.waits("main") == 1);
+}
+
+TEST_CASE("redundant waits are removed and the dump says so", "[scheduler]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    sd::with_stream(side, [&] { a = x + 1; e.record(); });
+    e.wait();
+    e.wait();  // already implied by the first wait
+    b = a + 1;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.waits("main") == 1);
+  STATIC_REQUIRE(plan.has_note("removed statement #3 `e.wait()` on stream 'main': already implied"));
+}
+
+TEST_CASE("fusion: four ops on one stream are one kernel", "[scheduler][fusion]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto c = p.output<float>("c");
+    auto d = p.output<float>("d");
+    a = x + 1;
+    b = a * 2;
+    c = x - 3;  // independent of a and b: horizontal fusion
+    d = b + c;
+  });
+  STATIC_REQUIRE(prog.plan().kernel_count() == 1);
+  constexpr auto unfused = sd::program<sd::no_fusion>([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    a = x + 1;
+    b = a * 2;
+  });
+  STATIC_REQUIRE(unfused.plan().kernel_count() == 2);
+}
+
+TEST_CASE("fusion stops at a sync and at a domain change", "[scheduler][fusion]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto m = p.domain("m");
+    auto x = p.input<float>("x");
+    auto u = p.input<float>("u", m);
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b", m);
+    auto c = p.output<float>("c");
+    auto e = p.event("e");
+    a = x + 1;
+    b = u * 2;  // another domain: another kernel
+    c = a * 3;
+    e.record();  // nothing waits: dropped, but ...
+    c = c + 1;
+  });
+  STATIC_REQUIRE(prog.plan().kernel_count() == 3);
+}
+
+// Three ops on each of two streams, then a join on main.
+template <bool Temps>
+constexpr auto two_chains() {
+  return sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto out = p.output<float>("out");
+    auto s1 = p.stream("s1");
+    auto s2 = p.stream("s2");
+    auto e1 = p.event("e1");
+    auto e2 = p.event("e2");
+    if constexpr (Temps) {
+      auto a1 = p.temp<float>("a1");
+      auto a2 = p.temp<float>("a2");
+      auto a = p.temp<float>("a");
+      auto b1 = p.temp<float>("b1");
+      auto b2 = p.temp<float>("b2");
+      auto b = p.temp<float>("b");
+      sd::with_stream(s1, [&] { a1 = x * 2; a2 = a1 + 1; a = sd::relu(a2); e1.record(); });
+      sd::with_stream(s2, [&] { b1 = x * 3; b2 = b1 - 1; b = sd::abs(b2); e2.record(); });
+      e1.wait();
+      e2.wait();
+      out = a + b;
+    } else {
+      auto a1 = p.output<float>("a1");
+      auto a2 = p.output<float>("a2");
+      auto a = p.output<float>("a");
+      auto b1 = p.output<float>("b1");
+      auto b2 = p.output<float>("b2");
+      auto b = p.output<float>("b");
+      sd::with_stream(s1, [&] { a1 = x * 2; a2 = a1 + 1; a = sd::relu(a2); e1.record(); });
+      sd::with_stream(s2, [&] { b1 = x * 3; b2 = b1 - 1; b = sd::abs(b2); e2.record(); });
+      e1.wait();
+      e2.wait();
+      out = a + b;
+    }
+  });
+}
+
+TEST_CASE("two chains writing outputs plus a join: three kernels", "[scheduler][placement]") {
+  constexpr auto prog = two_chains<false>();
+  STATIC_REQUIRE(prog.plan().kernel_count() == 3);
+  STATIC_REQUIRE(prog.plan().waits("main") == 2);
+}
+
+TEST_CASE("two chains of temps plus a join: one kernel, no syncs", "[scheduler][placement]") {
+  constexpr auto prog = two_chains<true>();
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 1);
+  STATIC_REQUIRE(plan.kernel_count("main") == 1);
+  STATIC_REQUIRE(plan.sync_count() == 0);
+  STATIC_REQUIRE(plan.slot_count() == 0);
+  STATIC_REQUIRE(plan.storage_of("a") == sd::storage_register);
+  STATIC_REQUIRE(plan.storage_of("b1") == sd::storage_register);
+  STATIC_REQUIRE(plan.has_note("from stream 's1' into the kernel on 'main'"));
+  STATIC_REQUIRE(plan.has_note("removed statement #"));
+}
+
+TEST_CASE("relaxed placement computes the seed's y and z in one kernel", "[scheduler][placement]") {
+  constexpr auto body = [](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    auto z = p.output<float>("z");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    sd::with_stream(side, [&] { y = x + 1; e.record(); });
+    e.wait();
+    z = y * 2;
+  };
+  constexpr auto strict = sd::program(body);
+  constexpr auto relaxed = sd::program<sd::relaxed>(body);
+  STATIC_REQUIRE(strict.plan().kernel_count() == 2);
+  STATIC_REQUIRE(relaxed.plan().kernel_count() == 1);
+  STATIC_REQUIRE(relaxed.plan().statements("main") == 2);
+  STATIC_REQUIRE(relaxed.plan().sync_count() == 0);
+  STATIC_REQUIRE(relaxed.plan().has_note("moved `y = x + 1` from stream 'side'"));
+}
+
+TEST_CASE("a temp read by two kernels stays in memory", "[scheduler][memory]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto t = p.temp<float>("t");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto s1 = p.stream("s1");
+    auto s2 = p.stream("s2");
+    auto e = p.event("e");
+    t = x * 2;
+    e.record();
+    sd::with_stream(s1, [&] { e.wait(); a = t + 1; });
+    sd::with_stream(s2, [&] { e.wait(); b = t + 2; });
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 3);
+  STATIC_REQUIRE(plan.storage_of("t") == 0);
+  STATIC_REQUIRE(plan.slot_count() == 1);
+  constexpr std::size_t extents[] = {1000};
+  STATIC_REQUIRE(plan.workspace_bytes(extents) == 4096);  // 4000 bytes, 256-aligned
+}
