@@ -1,0 +1,267 @@
+#pragma once
+// sd::cuda_executor: runs a compiled program's plan on a GPU. The main slot
+// is the caller's stream; side slots are the caller's streams (bind_stream)
+// or come from the executor's pool. Kernels are the plan's fused kernels,
+// instantiated at compile time; records and waits are CUDA events; temps live
+// in a stream-ordered workspace (cudaMallocAsync on the main stream, before
+// the entry edge and freed after the exit edge). run() is asynchronous like
+// any CUDA call on the caller's stream. capture() records the whole program
+// into a CUDA graph replayed with one cudaGraphLaunch.
+#include <cuda_runtime.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../../ir/render.hpp"
+#include "../bindings.hpp"
+#include "../resolve_bindings.hpp"
+#include "cuda_error.hpp"
+#include "kernel_table.hpp"
+
+#if defined(STREAMDSL_NVTX)
+#include <nvtx3/nvToolsExt.h>
+#endif
+
+namespace streamdsl {
+
+namespace cuda_detail {
+
+// Bytes of each workspace slot (256-byte aligned) and their offsets.
+inline std::vector<std::size_t> slot_offsets(const plan_view& plan, const std::vector<std::size_t>& extents,
+                                             std::size_t& total) {
+  std::vector<std::size_t> offsets;
+  total = 0;
+  for (const auto& s : plan.slots) {
+    offsets.push_back(total);
+    const std::size_t n = s.domain < 0 ? 1 : extents[static_cast<std::size_t>(s.domain)];
+    total += (n * size_of(s.type) + 255) / 256 * 256;
+  }
+  return offsets;
+}
+
+inline std::string describe_op(const plan_view& plan, std::size_t i) {
+  const auto& op = plan.ops[i];
+  std::string where;
+  if (op.kind == op_kind::kernel) {
+    where = "kernel k" + std::to_string(op.kernel) + " (";
+    bool first = true;
+    for (auto s : plan.kernel_statements(static_cast<std::size_t>(op.kernel))) {
+      where += first ? "`" : ", `";
+      where += ir::statement_text(plan.ir, plan.ir.stmts[s]).view();
+      where += '`';
+      first = false;
+    }
+    where += ')';
+  } else if (op.stmt >= 0) {
+    detail::text t;
+    ir::describe_statement(plan.ir, op.stmt, t);
+    where = std::string(t.view());
+  } else {
+    where = std::string(op.kind == op_kind::record ? "the record of the " : "the wait of the ") +
+            std::string(name_of(op.role)) + " edge";
+  }
+  return where + " on stream '" + std::string(plan.ir.stream_name(op.stream)) + "'";
+}
+
+}  // namespace cuda_detail
+
+class cuda_executor {
+ public:
+  // `main` is the stream the program is launched on (the caller's).
+  explicit cuda_executor(cudaStream_t main = nullptr) : main_(main) {
+    int device = 0;
+    cuda_detail::check(cudaGetDevice(&device), "cudaGetDevice");
+    int sms = 0;
+    cuda_detail::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                       "cudaDeviceGetAttribute");
+    max_blocks_ = sms * 8;  // 8 blocks of 256 threads fill an SM
+  }
+  cuda_executor(const cuda_executor&) = delete;
+  cuda_executor& operator=(const cuda_executor&) = delete;
+  ~cuda_executor() {
+    for (auto e : events_) cudaEventDestroy(e);
+    for (auto s : pool_) cudaStreamDestroy(s);
+  }
+
+  cudaStream_t main_stream() const { return main_; }
+  // Runs the slot named `slot` on the caller's stream `s` (two slots may share one).
+  void bind_stream(std::string_view slot, cudaStream_t s) { user_streams_.emplace_back(std::string(slot), s); }
+  int max_blocks() const { return max_blocks_; }
+
+  // Issues the program on the main stream; returns once everything is issued.
+  template <class Program, class... Bindings>
+  void run(const Program& program, Bindings&&... bindings) {
+    const binding list[] = {binding(static_cast<Bindings&&>(bindings))...};
+    run_bound(program, std::span<const binding>(list, sizeof...(Bindings)));
+  }
+
+  template <class Program>
+  void run_bound(const Program&, std::span<const binding> bindings) {
+    constexpr plan_view plan = Program::plan();
+    const auto resolved = resolve_bindings(plan, bindings);
+    check_device_memory(plan, resolved);
+    issue<Program>(resolved, nullptr, main_);
+  }
+
+  // Issues the ops of Program with the given memory on `main` (the main slot's
+  // stream for this issue); `workspace` null means stream-ordered allocation.
+  template <class Program>
+  void issue(const resolved_bindings& resolved, void* workspace, cudaStream_t main) {
+    constexpr plan_view plan = Program::plan();
+    prepare_streams(plan, main);
+    prepare_events(plan);
+    std::size_t total = 0;
+    std::vector<std::size_t> extents(resolved.domain_extent.begin(), resolved.domain_extent.end());
+    const auto offsets = cuda_detail::slot_offsets(plan, extents, total);
+    void* ws = workspace;
+    if (ws == nullptr && total > 0)
+      cuda_detail::check(cudaMallocAsync(&ws, total, main), "cudaMallocAsync", "the temp workspace");
+    std::vector<void*> ptrs(resolved.buffer_data.begin(), resolved.buffer_data.end());
+    for (std::size_t b = 0; b < ptrs.size(); ++b) {
+      const auto where = plan.storage[b];
+      if (where >= 0) ptrs[b] = static_cast<char*>(ws) + offsets[static_cast<std::size_t>(where)];
+    }
+    std::vector<unsigned long long> params(plan.ir.params.size(), 0);
+    for (std::size_t q = 0; q < params.size(); ++q) params[q] = param_bits(plan.ir.params[q].type, *resolved.param_value[q]);
+    std::vector<long long> ext(extents.begin(), extents.end());
+    cuda_detail::launch_context ctx{ptrs.data(), params.data(), ext.data(), max_blocks_};
+    constexpr auto& launchers = cuda_detail::launchers<Program>;
+    for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+      const auto& op = plan.ops[i];
+      cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
+      cudaError_t status = cudaSuccess;
+      const char* call = "";
+      switch (op.kind) {
+        case op_kind::kernel:
+#if defined(STREAMDSL_NVTX)
+          nvtxRangePushA(cuda_detail::describe_op(plan, i).c_str());
+#endif
+          status = launchers[static_cast<std::size_t>(op.kernel)](ctx, s);
+          call = "kernel launch";
+#if defined(STREAMDSL_NVTX)
+          nvtxRangePop();
+#endif
+          break;
+        case op_kind::record:
+          status = cudaEventRecord(events_[i], s);
+          call = "cudaEventRecord";
+          break;
+        case op_kind::wait:
+          status = cudaStreamWaitEvent(s, events_[static_cast<std::size_t>(op.waits_for)], 0);
+          call = "cudaStreamWaitEvent";
+          break;
+      }
+      if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i));
+    }
+    if (workspace == nullptr && ws != nullptr)
+      cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
+  }
+
+  template <class Program>
+  std::size_t workspace_bytes(const resolved_bindings& resolved) const {
+    std::size_t total = 0;
+    std::vector<std::size_t> extents(resolved.domain_extent.begin(), resolved.domain_extent.end());
+    cuda_detail::slot_offsets(Program::plan(), extents, total);
+    return total;
+  }
+
+  // Rejects host memory for a buffer: it would fault on the device.
+  static void check_device_memory(const plan_view& plan, const resolved_bindings& resolved) {
+    std::string problems;
+    for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
+      if (resolved.buffer_data[b] == nullptr) continue;
+      cudaPointerAttributes attr{};
+      if (cudaPointerGetAttributes(&attr, resolved.buffer_data[b]) != cudaSuccess) {
+        cudaGetLastError();
+        attr.type = cudaMemoryTypeUnregistered;
+      }
+      if (attr.type == cudaMemoryTypeUnregistered || (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
+        problems += std::string(problems.empty() ? "" : "\n  ") + "buffer '" +
+                    std::string(plan.ir.buffer_name(static_cast<std::int32_t>(b))) +
+                    "' is bound to host memory the GPU cannot reach; bind device memory "
+                    "(cudaMalloc, thrust::device_vector) or mapped pinned memory";
+    }
+    if (!problems.empty()) throw binding_error("streamdsl: bad binding: " + problems);
+  }
+
+ private:
+  static unsigned long long param_bits(dtype t, const binding& b) {
+    const unsigned char* v = b.value_bytes();
+    auto read = [v]<class T>(T) {
+      T x;
+      std::memcpy(&x, v, sizeof(T));
+      return x;
+    };
+    switch (t) {
+      case dtype::boolean: return read(bool{}) ? 1 : 0;
+      case dtype::int32: return static_cast<unsigned long long>(static_cast<long long>(read(std::int32_t{})));
+      case dtype::int64: return static_cast<unsigned long long>(read(std::int64_t{}));
+      case dtype::float32: {
+        const double d = read(float{});
+        return std::bit_cast<unsigned long long>(d);
+      }
+      case dtype::float64: return std::bit_cast<unsigned long long>(read(double{}));
+      default: {  // 16-bit floats: widen to double through float
+        unsigned short raw;
+        std::memcpy(&raw, v, 2);
+        float f;
+        if (t == dtype::float16) {
+          __half h;
+          std::memcpy(&h, &raw, 2);
+          f = __half2float(h);
+        } else {
+          __nv_bfloat16 h;
+          std::memcpy(&h, &raw, 2);
+          f = __bfloat162float(h);
+        }
+        return std::bit_cast<unsigned long long>(static_cast<double>(f));
+      }
+    }
+  }
+
+  void prepare_streams(const plan_view& plan, cudaStream_t main) {
+    slot_streams_.assign(plan.ir.streams.size(), main);
+    std::size_t next_pool = 0;
+    for (std::size_t s = 1; s < plan.ir.streams.size(); ++s) {
+      const auto name = plan.ir.stream_name(static_cast<std::int32_t>(s));
+      bool bound = false;
+      for (const auto& [slot, stream] : user_streams_)
+        if (slot == name) {
+          slot_streams_[s] = stream;
+          bound = true;
+        }
+      if (bound) continue;
+      if (next_pool == pool_.size()) {
+        cudaStream_t fresh = nullptr;
+        cuda_detail::check(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+        pool_.push_back(fresh);
+      }
+      slot_streams_[s] = pool_[next_pool++];
+    }
+  }
+
+  // One event per record op, reused across runs (a wait captures the event's
+  // state when it is issued, so re-recording later is safe).
+  void prepare_events(const plan_view& plan) {
+    while (events_.size() < plan.ops.size()) {
+      cudaEvent_t e = nullptr;
+      cuda_detail::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+      events_.push_back(e);
+    }
+  }
+
+  cudaStream_t main_;
+  int max_blocks_ = 0;
+  std::vector<std::pair<std::string, cudaStream_t>> user_streams_;
+  std::vector<cudaStream_t> pool_;
+  std::vector<cudaStream_t> slot_streams_;
+  std::vector<cudaEvent_t> events_;
+};
+
+}  // namespace streamdsl

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# On the GPU machine: build (unless a carried build/cuda exists), run the GPU
+# tests, compute-sanitizer, the examples and the benchmarks; print a table.
+# Results go to $OUT (or ./gpu-out). Usage: bash scripts/gpu.sh [--no-bench]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-gpu-out}"
+mkdir -p "$out"
+build=build/cuda
+status=()
+nvidia-smi -L || true
+
+if [ ! -x "$build/tests/test_cuda_executor" ]; then
+  echo "== building (no carried build found) =="
+  cmake --preset cuda >/dev/null && cmake --build --preset cuda -j"$(nproc)" || { echo "BUILD FAILED"; exit 1; }
+fi
+# Google Benchmark's shared library travels beside the binaries.
+export LD_LIBRARY_PATH="$PWD/$build/lib:${LD_LIBRARY_PATH:-}"
+
+echo "== GPU tests =="
+if ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tee "$out/ctest_gpu.log"; then
+  status+=("gpu tests: passed")
+else
+  status+=("gpu tests: FAILED")
+fi
+
+echo "== compute-sanitizer =="
+for tool in memcheck racecheck synccheck; do
+  if compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/test_cuda_executor" "[sanitize]" \
+      >"$out/sanitizer_$tool.log" 2>&1; then
+    status+=("compute-sanitizer $tool: clean")
+  else
+    status+=("compute-sanitizer $tool: ERRORS (see sanitizer_$tool.log)")
+    tail -20 "$out/sanitizer_$tool.log"
+  fi
+done
+
+echo "== examples =="
+for ex in "$build"/examples/example_*; do
+  [ -x "$ex" ] && "$ex" >"$out/$(basename "$ex").log" 2>&1 && status+=("$(basename "$ex"): ran") \
+    || status+=("$(basename "$ex"): FAILED")
+done
+
+if [ "${1:-}" != "--no-bench" ]; then
+  echo "== benchmarks =="
+  "$build/bench/bench_workloads" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 \
+    && status+=("benchmarks: ran") || status+=("benchmarks: FAILED")
+  python3 bench/report.py "$out/bench.json" | tee "$out/table.md"
+fi
+
+echo
+echo "== summary =="
+printf '%s\n' "${status[@]}"
