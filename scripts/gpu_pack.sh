@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Gathers what the GPU machine needs from build/cuda into build/gpu (small
+# enough to travel): GPU test binaries, examples, the benchmark and its library.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=build/cuda
+dst=build/gpu
+rm -rf "$dst"
+mkdir -p "$dst/tests" "$dst/examples" "$dst/bench" "$dst/lib"
+for t in "$src"/tests/test_cuda_*; do [ -x "$t" ] && cp "$t" "$dst/tests/"; done
+for e in "$src"/examples/example_*; do [ -x "$e" ] && cp "$e" "$dst/examples/"; done
+[ -x "$src/bench/bench_workloads" ] && cp "$src/bench/bench_workloads" "$dst/bench/"
+cp -L "$src"/lib/* "$dst/lib/" 2>/dev/null || true
+du -sh "$dst"
