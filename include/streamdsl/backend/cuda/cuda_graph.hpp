@@ -44,10 +44,8 @@ class cuda_graph {
 
  private:
   void capture(std::span<const binding> bindings) {
-    constexpr plan_view plan = Program::plan();
-    const auto resolved = resolve_bindings(plan, bindings);
-    cuda_executor::check_device_memory(plan, resolved);
-    const auto bytes = executor_->workspace_bytes<Program>(resolved);
+    const auto& ready = executor_->prepare<Program>(bindings);
+    const auto bytes = ready.workspace_bytes;
     if (bytes > workspace_bytes_) {
       if (workspace_ != nullptr) cuda_detail::check(cudaFree(workspace_), "cudaFree", "the graph's workspace");
       workspace_ = nullptr;
@@ -58,7 +56,7 @@ class cuda_graph {
                        "cudaStreamBeginCapture");
     cudaGraph_t graph = nullptr;
     try {
-      executor_->issue<Program>(resolved, workspace_ != nullptr ? workspace_ : nullptr, capture_stream_);
+      executor_->issue<Program>(ready, workspace_, capture_stream_);
     } catch (...) {
       cudaStreamEndCapture(capture_stream_, &graph);
       if (graph != nullptr) cudaGraphDestroy(graph);

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "../../detail/element_ops.hpp"
 #include "../../dsl/dtype.hpp"
@@ -54,10 +55,12 @@ template <class KC, int B>
 using buffer_t = type_of<static_cast<dtype>(KC::buffer_type(B))>;
 
 // Per-thread values of every local buffer for the current step: buffer B
-// lives in cell<KC, B + 1>::value (registers, after unrolling).
+// lives in cells<KC, B + 1>::value. Every index into them is a compile-time
+// constant (the step's elements are unrolled, the tail runs one element at a
+// time in slot 0), so they stay in registers.
 template <class KC, int B>
 struct cells : cells<KC, B - 1> {
-  buffer_t<KC, B - 1> value[KC::vec];
+  alignas(16) buffer_t<KC, B - 1> value[KC::vec];
 };
 template <class KC>
 struct cells<KC, 0> {};
@@ -126,20 +129,29 @@ __device__ __forceinline__ void run_statements(cells<KC, KC::buffers>& c, const 
   }
 }
 
-// Moves `vec` elements between memory and a cell, 16 bytes at a time when
-// aligned (8 when the cell holds only 8 bytes).
-template <class T, int Vec, bool Load>
-__device__ __forceinline__ void move_vector(T* cellv, T* mem) {
+template <class KC, int... V>
+__device__ __forceinline__ void run_step(cells<KC, KC::buffers>& c, const args_of<KC>& args,
+                                         std::integer_sequence<int, V...>) {
+  (run_statements<KC, 0>(c, args, V), ...);
+}
+
+// Moves `Vec` elements between memory and a cell: 16-byte accesses when
+// aligned, copied through a register word so the cell is never aliased.
+template <class T, int Vec, bool Load, bool Aligned>
+__device__ __forceinline__ void move_step(T* cellv, T* mem) {
   constexpr int bytes = Vec * static_cast<int>(sizeof(T));
-  if constexpr (bytes % 16 == 0) {
-    auto* m = reinterpret_cast<uint4*>(mem);
-    auto* r = reinterpret_cast<uint4*>(cellv);
+  if constexpr (Aligned && bytes % 16 == 0) {
 #pragma unroll
-    for (int i = 0; i < bytes / 16; ++i) {
-      if constexpr (Load)
-        r[i] = m[i];
-      else
-        m[i] = r[i];
+    for (int w = 0; w < bytes / 16; ++w) {
+      constexpr int per_word = 16 / static_cast<int>(sizeof(T));
+      if constexpr (Load) {
+        const uint4 word = reinterpret_cast<const uint4*>(mem)[w];
+        memcpy(cellv + w * per_word, &word, 16);
+      } else {
+        uint4 word;
+        memcpy(&word, cellv + w * per_word, 16);
+        reinterpret_cast<uint4*>(mem)[w] = word;
+      }
     }
   } else {
 #pragma unroll
@@ -152,9 +164,10 @@ __device__ __forceinline__ void move_vector(T* cellv, T* mem) {
   }
 }
 
-template <class KC, int B, bool Load>
-__device__ __forceinline__ void move_all(cells<KC, KC::buffers>& c, const args_of<KC>& args, long long base,
-                                         bool vector_path, int count) {
+// Loads (or stores) every buffer that needs it for the elements at `base`:
+// Count = vec for a full step, 1 for a tail element.
+template <class KC, int B, bool Load, bool Aligned, int Count>
+__device__ __forceinline__ void move_all(cells<KC, KC::buffers>& c, const args_of<KC>& args, long long base) {
   if constexpr (B < KC::buffers) {
     constexpr int flags = KC::buffer_flags(B);
     using T = buffer_t<KC, B>;
@@ -162,40 +175,50 @@ __device__ __forceinline__ void move_all(cells<KC, KC::buffers>& c, const args_o
     if constexpr ((flags & buffer_flag::broadcast) != 0) {
       if constexpr (Load) cell<KC, B>(c)[0] = mem[0];  // a 0-d value, read once
     } else if constexpr (Load ? (flags & buffer_flag::load) != 0 : (flags & buffer_flag::store) != 0) {
-      if (vector_path) {
-        move_vector<T, KC::vec, Load>(cell<KC, B>(c), mem + base);
-      } else {
-        for (int i = 0; i < count; ++i) {
-          if constexpr (Load)
-            cell<KC, B>(c)[i] = mem[base + i];
-          else
-            mem[base + i] = cell<KC, B>(c)[i];
-        }
-      }
+      move_step<T, Count, Load, Aligned>(cell<KC, B>(c), mem + base);
     }
-    move_all<KC, B + 1, Load>(c, args, base, vector_path, count);
+    move_all<KC, B + 1, Load, Aligned, Count>(c, args, base);
   }
 }
+
+// Steps `U...` (a grid stride apart): all loads first, then the arithmetic,
+// then all stores, so several 16-byte loads per thread are in flight. Steps
+// touch disjoint elements and bound buffers never overlap (checked when
+// binding), so the reordering is safe.
+template <class KC, bool Aligned, int... U>
+__device__ __forceinline__ void full_steps(const args_of<KC>& args, long long base, long long step,
+                                           std::integer_sequence<int, U...>) {
+  cells<KC, KC::buffers> c[sizeof...(U)];
+  (move_all<KC, 0, true, Aligned, KC::vec>(c[U], args, base + U * step), ...);
+  (run_step<KC>(c[U], args, std::make_integer_sequence<int, KC::vec>{}), ...);
+  (move_all<KC, 0, false, Aligned, KC::vec>(c[U], args, base + U * step), ...);
+}
+
+// Each thread takes `vec` consecutive elements per step, `unroll` steps a
+// grid stride apart per iteration (more loads in flight).
+inline constexpr int unroll = 2;
 
 template <int... Code>
 __global__ void fused_kernel(kernel_args<kernel_code<Code...>::buffers, kernel_code<Code...>::params> args) {
   using KC = kernel_code<Code...>;
   constexpr int vec = KC::vec;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x * vec;
-  for (long long base = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * vec; base < args.n;
-       base += stride) {
+  const long long step = static_cast<long long>(gridDim.x) * blockDim.x * vec;
+  const long long full_end = args.n / vec * vec;
+  long long base = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * vec;
+  if (args.aligned) {
+    for (; base + (unroll - 1) * step < full_end; base += unroll * step)
+      full_steps<KC, true>(args, base, step, std::make_integer_sequence<int, unroll>{});
+    for (; base < full_end; base += step) full_steps<KC, true>(args, base, step, std::integer_sequence<int, 0>{});
+  } else {
+    for (; base < full_end; base += step) full_steps<KC, false>(args, base, step, std::integer_sequence<int, 0>{});
+  }
+  // The tail (fewer than vec elements): one element at a time.
+  const long long tail = full_end + static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (tail < args.n) {
     cells<KC, KC::buffers> c;
-    const bool full = base + vec <= args.n;
-    const int count = full ? vec : static_cast<int>(args.n - base);
-    const bool vector_path = full && args.aligned;
-    move_all<KC, 0, true>(c, args, base, vector_path, count);
-    if (full) {
-#pragma unroll
-      for (int v = 0; v < vec; ++v) run_statements<KC, 0>(c, args, v);
-    } else {
-      for (int v = 0; v < count; ++v) run_statements<KC, 0>(c, args, v);
-    }
-    move_all<KC, 0, false>(c, args, base, vector_path, count);
+    move_all<KC, 0, true, false, 1>(c, args, tail);
+    run_statements<KC, 0>(c, args, 0);
+    move_all<KC, 0, false, false, 1>(c, args, tail);
   }
 }
 
