@@ -108,8 +108,9 @@ TEST_CASE("0-d buffers broadcast over a domain and are written by 0-d kernels", 
 }
 
 namespace {
-// t lives in a register (one kernel); u crosses a sync on one stream and
-// v crosses streams, so both need workspace slots.
+// t lives in a register (one kernel); u is read by a kernel on each stream,
+// and v is written on side beside an output (so its kernel stays there) and
+// read on main: both need workspace slots.
 constexpr auto temps = sd::program([](sd::builder& p) {
   auto x = p.input<float>("x");
   auto t = p.temp<float>("t");
@@ -117,6 +118,7 @@ constexpr auto temps = sd::program([](sd::builder& p) {
   auto v = p.temp<double>("v");
   auto y = p.output<float>("y");
   auto z = p.output<double>("z");
+  auto w = p.output<float>("w");
   auto side = p.stream("side");
   auto split = p.event("split");
   auto done = p.event("done");
@@ -128,6 +130,7 @@ constexpr auto temps = sd::program([](sd::builder& p) {
   sd::with_stream(side, [&] {
     split.wait();
     v = sd::cast<double>(x) * 3;
+    w = u + 1;
     done.record();
   });
   done.wait();
@@ -142,14 +145,15 @@ TEST_CASE("temps live in registers or workspace slots and hold their values", "[
   STATIC_REQUIRE(plan.storage_of("v") >= 0);
   constexpr std::size_t n = 1111;
   const auto x = ramp<float>(n, -2.0f, 0.125f);
-  std::vector<float> y(n);
+  std::vector<float> y(n), w(n);
   std::vector<double> z(n);
   sd::host_executor ex;
-  ex.run(temps, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
+  ex.run(temps, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z), sd::bind("w", w));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const float t = x[i] + 1, u = t * t - x[i];
     wrong += y[i] != u * 2;
+    wrong += w[i] != u + 1;
     wrong += z[i] != double(x[i]) * 3 + double(u);
   }
   CHECK(wrong == 0);
