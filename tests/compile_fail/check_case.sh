@@ -15,6 +15,11 @@
 #                           lines are matched against
 # A case containing the line "// expect-compiles" must compile cleanly instead
 # (the suite's positive control: a driver that fails everything fails it).
+#
+# With STREAMDSL_ERRORS_DOC set to docs/errors.md, the g++ lines that the page
+# quotes for this case (the text block after "<!-- g++ output of
+# tests/compile_fail/NAME -->") must each appear in g++'s output, so the page
+# shows what the compiler prints today.
 set -u
 
 if [ $# -lt 3 ]; then
@@ -109,6 +114,23 @@ echo "$name fails to compile with $flavour (exit $status), as it must; checking 
 check expect "$readable" "$message_patterns"
 [ -n "$raw_patterns" ] && check expect-nvcc "$output" "$raw_patterns"
 check expect-not "$readable" "$(patterns expect-not)" absent
+
+if [ "$flavour" = gcc ] && [ -n "${STREAMDSL_ERRORS_DOC:-}" ]; then
+  quoted=$(awk -v marker="<!-- g++ output of tests/compile_fail/$name -->" '
+    $0 == marker { inside = 1; next }
+    inside && /^```text/ { next }
+    inside && /^```/ { exit }
+    inside { print }' "$STREAMDSL_ERRORS_DOC")
+  while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    if printf '%s\n' "$output" | grep -Fq -- "$line"; then
+      echo "  ok docs/errors.md quotes: ${line:0:80}..."
+    else
+      echo "  FAILED docs/errors.md quotes a line g++ no longer prints: $line"
+      failed=1
+    fi
+  done <<<"$quoted"
+fi
 
 if [ $failed -ne 0 ]; then
   echo "FAIL: $name: the $flavour output lacks an expected message. The output was:"
