@@ -15,6 +15,9 @@
 namespace streamdsl {
 
 namespace detail {
+// What sd::program yields for a lambda it cannot run (after its error).
+struct invalid_program {};
+
 template <class F>
 concept program_lambda = std::is_empty_v<F> && std::is_default_constructible_v<F> && std::invocable<F, builder&>;
 }
@@ -35,7 +38,8 @@ class compiled_program {
   static constexpr options policy = O;
   static constexpr plan_sizes sizes = sizes_of(model());
   static constexpr frozen_plan<sizes> storage = freeze<sizes>(model());
-  static_assert(diag::raise<storage.error, storage.message>(), "streamdsl: the program above has an error");
+  static_assert(diag::raise<storage.error, diag::exact<storage.message.length>(storage.message)>(),
+                "streamdsl: the program above has an error");
 
   static constexpr plan_view plan() { return storage.view(); }
   // The plan as text (one block per stream) and as a Graphviz graph.
@@ -44,9 +48,18 @@ class compiled_program {
 };
 
 // The lambda must not capture: it is run again by the compiler, from its type.
-template <options O = options{}, detail::program_lambda F>
-consteval compiled_program<F, O> program(F) {
-  return {};
+// Unconstrained so that a wrong lambda gets a sentence, not "no matching function".
+template <options O = options{}, class F>
+consteval auto program(F) {
+  static_assert(std::is_empty_v<F>,
+                "streamdsl: the program lambda must not capture anything (write [](sd::builder& p) { ... }): "
+                "the compiler runs it again from its type alone");
+  static_assert(std::invocable<F, builder&>,
+                "streamdsl: the program lambda must take one sd::builder& parameter");
+  if constexpr (detail::program_lambda<F>)
+    return compiled_program<F, O>{};
+  else
+    return detail::invalid_program{};  // the static_asserts above said why
 }
 
 }  // namespace streamdsl

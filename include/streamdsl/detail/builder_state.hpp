@@ -5,6 +5,7 @@
 #include <string_view>
 #include "dyn_array.hpp"
 
+#include "../diag/describe.hpp"
 #include "../ir/program.hpp"
 #include "../ir/render.hpp"
 #include "text.hpp"
@@ -22,6 +23,7 @@ class builder_state {
     ir.streams.push_back({ir.intern("main")});
     ir.domains.push_back({ir.intern("n")});
     names_.push_back("main");
+    declared_as_.push_back("main stream");
   }
 
   ir::program ir;
@@ -29,29 +31,42 @@ class builder_state {
   detail::dyn_array<std::int32_t> last_record;  // per event: latest record statement
 
   // --- declarations -------------------------------------------------------
+  // `what` says what is declared ("output buffer", "event"), for messages.
   constexpr ir::name_ref declare_name(std::string_view name, std::string_view what) {
     if (!valid_identifier(name)) {
       text t;
-      t << "invalid " << what << " name '" << name
-        << "': names must be non-empty and made of letters, digits and '_' (they are binding keys "
-           "and appear in dumps)";
-      ir.fail(diag::error_kind::invalid_name, t);
+      t << "invalid " << what << " name '";
+      diag::append_elided(t, name, 60);
+      t << "' (" << (name.empty() ? "empty" : "not an identifier") << "), declared ";
+      if (names_.size() > 1)
+        t << "right after the " << declared_as_.back() << " '" << names_.back() << '\'';
+      else
+        t << "first in the program";
+      t << ": a name must be non-empty and made of letters, digits and '_' only, because it is the "
+           "key that binds the "
+        << what << " at run time and the label in plan dumps";
+      fail(diag::error_kind::invalid_name, t);
     }
-    for (auto seen : names_)
-      if (seen == name) {
+    for (std::size_t i = 0; i < names_.size(); ++i)
+      if (names_[i] == name) {
         text t;
-        t << "duplicate name '" << name << "': a " << what
-          << " is declared with a name already used in this program; give each buffer, param, "
-             "stream, event and domain its own name";
-        ir.fail(diag::error_kind::duplicate_name, t);
+        text shown;  // a huge name would crowd out the rest of the message
+        diag::append_elided(shown, name, 60);
+        t << "duplicate name '" << shown.view() << "': the " << what << " '" << shown.view()
+          << "' reuses the name of the "
+          << (i == 0 ? "" : "earlier ") << declared_as_[i]
+          << "; each buffer, param, stream, event and domain needs its own name, because names bind "
+             "them at run time";
+        fail(diag::error_kind::duplicate_name, t);
       }
     names_.push_back(name);
+    declared_as_.push_back(what);
     return ir.intern(name);
   }
 
   constexpr std::int32_t add_buffer(std::string_view name, ir::access kind, dtype type,
                                     std::int32_t domain) {
-    ir.buffers.push_back({declare_name(name, "buffer"), kind, type, domain});
+    ir.buffers.push_back({declare_name(name, buffer_kind_name(kind)), kind, type, domain});
     return static_cast<std::int32_t>(ir.buffers.size() - 1);
   }
   constexpr std::int32_t add_param(std::string_view name, dtype type) {
@@ -107,12 +122,22 @@ class builder_state {
     n.a = a.node;
     n.domain = ir.nodes[a.node].domain;
     operand r{push(n), {result, a.type.power}};
-    if (code == ir::op::neg && a.type.type == dtype::boolean)
-      expression_error(diag::error_kind::arithmetic_on_bool, r.node,
-                       "negates a bool; cast it first, e.g. -sd::cast<int32_t>(b)");
-    if (code == ir::op::logical_not && a.type.type != dtype::boolean)
-      expression_error(diag::error_kind::logical_operator_needs_bool, r.node,
-                       "applies ! to a non-bool operand; compare it first, e.g. !(x > 0)");
+    if (code == ir::op::neg && a.type.type == dtype::boolean) {
+      text t;
+      t << "negates a bool; write ";
+      spell_fix(t, "!", a.node, "");
+      t << " for logical not, or ";
+      spell_fix(t, "-sd::cast<int32_t>(", a.node, ")");
+      t << " for arithmetic";
+      expression_error(diag::error_kind::arithmetic_on_bool, r.node, t);
+    }
+    if (code == ir::op::logical_not && a.type.type != dtype::boolean) {
+      text t;
+      t << "applies ! to " << a_type(a.type.type).view()
+        << " operand, and ! needs a bool; compare instead, e.g. ";
+      spell_fix(t, "", a.node, " == 0");
+      expression_error(diag::error_kind::logical_operator_needs_bool, r.node, t);
+    }
     return r;
   }
 
@@ -129,17 +154,27 @@ class builder_state {
     n.b = b.node;
     n.domain = join_domain(a.node, b.node);
     operand r{push(n), {n.type, joined.power}};
-    if (!compatible(a.type.type, b.type.type))
-      expression_error(diag::error_kind::incompatible_types, r.node,
-                       "mixes __half and __nv_bfloat16, which cannot represent each other; "
-                       "convert one side with sd::cast<float>(...) or sd::cast<__half>(...)");
-    else if (logical && (a.type.type != dtype::boolean || b.type.type != dtype::boolean))
-      expression_error(diag::error_kind::logical_operator_needs_bool, r.node,
-                       "applies && or || to a non-bool operand; compare it first, e.g. (x > 0) && (y > 0)");
-    else if (!logical && !compare && code != ir::op::min && code != ir::op::max &&
-             joined.type == dtype::boolean)
-      expression_error(diag::error_kind::arithmetic_on_bool, r.node,
-                       "does arithmetic on bool operands; cast one side, e.g. sd::cast<int32_t>(b)");
+    if (!compatible(a.type.type, b.type.type)) {
+      text t;
+      t << "mixes " << name_of(a.type.type) << " and " << name_of(b.type.type)
+        << ", which cannot represent each other; convert one side first, e.g. ";
+      spell_fix(t, "sd::cast<float>(", a.node, ")");
+      expression_error(diag::error_kind::incompatible_types, r.node, t);
+    } else if (logical && (a.type.type != dtype::boolean || b.type.type != dtype::boolean)) {
+      const auto bad = a.type.type != dtype::boolean ? a : b;
+      text t;
+      t << "applies " << ir::spelling(code) << " to " << a_type(bad.type.type).view() << " operand, and "
+        << ir::spelling(code) << " needs bool operands; compare first, e.g. ";
+      spell_fix(t, "(", bad.node, " != 0)");
+      expression_error(diag::error_kind::logical_operator_needs_bool, r.node, t);
+    } else if (!logical && !compare && code != ir::op::min && code != ir::op::max &&
+               joined.type == dtype::boolean) {
+      text t;
+      t << "applies " << ir::spelling(code)
+        << " to bool operands; use && or || for logic, or cast to a number first, e.g. ";
+      spell_fix(t, "sd::cast<int32_t>(", a.node, ")");
+      expression_error(diag::error_kind::arithmetic_on_bool, r.node, t);
+    }
     return r;
   }
 
@@ -165,14 +200,23 @@ class builder_state {
     n.domain = join_domain(c.node, ir.nodes[a.node].domain == branches ? a.node : b.node);
     const auto power = a.type.power > b.type.power ? a.type.power : b.type.power;
     operand r{push(n), {ta, power > c.type.power ? power : c.type.power}};
-    if (c.type.type != dtype::boolean)
-      expression_error(diag::error_kind::where_type_mismatch, r.node,
-                       "has a non-bool condition; compare it first, e.g. where(x > 0, a, b)");
-    else if (ta != tb) {
+    if (c.type.type != dtype::boolean) {
+      text t;
+      t << "has " << a_type(c.type.type).view()
+        << " condition, and where(c, a, b) needs a bool c; compare first, e.g. ";
+      spell_fix(t, "where(", c.node, " != 0, ...)");
+      expression_error(diag::error_kind::where_condition_not_bool, r.node, t);
+    } else if (ta != tb) {
+      // Suggest widening the narrower branch: that loses nothing.
+      const dtype wide = promote(ta, tb);
+      const auto narrow = wide == ta ? b : a;
       text t;
       t << "has branches of different types (" << name_of(ta) << " and " << name_of(tb)
-        << "); cast one branch, e.g. sd::cast<" << name_of(ta) << ">(...)";
-      expression_error(diag::error_kind::where_type_mismatch, r.node, t.view());
+        << ") and needs one; cast one branch, e.g. ";
+      text cast_open;
+      cast_open << "sd::cast<" << name_of(wide) << ">(";
+      spell_fix(t, cast_open.view(), narrow.node, ")");
+      expression_error(diag::error_kind::where_type_mismatch, r.node, t);
     }
     return r;
   }
@@ -187,26 +231,35 @@ class builder_state {
     s.root = value.node;
     const auto index = push(s);
     const auto domain = ir.nodes[value.node].domain;
+    const auto name = ir.name(b.name);
     if (b.kind == ir::access::input) {
       text t;
-      ir::describe_statement(ir::view_of(ir), index, t);
-      t << " writes input buffer '" << ir.name(b.name)
-        << "'; inputs are read-only: declare it with p.inout<T>(...) or write to a p.temp<T>(...)";
-      ir.fail(diag::error_kind::write_to_input, t);
+      diag::describe_statement(ir::view_of(ir), index, t);
+      t << " writes the input buffer '" << name << "', and inputs are read-only; declare it with p.inout<"
+        << name_of(b.type) << ">(\"" << name << "\") to update it in place, or write the result to an "
+        << "output or temp buffer";
+      fail(diag::error_kind::write_to_input, t);
     } else if (!assignable(b.type, value.type.type)) {
       text t;
-      ir::describe_statement(ir::view_of(ir), index, t);
-      t << " narrows a " << name_of(value.type.type) << " expression into buffer '" << ir.name(b.name)
-        << "' of type " << name_of(b.type) << "; write " << ir.name(b.name) << " = sd::cast<"
-        << name_of(b.type) << ">(...) if that is intended";
-      ir.fail(diag::error_kind::narrowing_assignment, t);
+      diag::describe_statement(ir::view_of(ir), index, t);
+      t << " stores " << a_type(value.type.type).view() << " value in the " << name_of(b.type) << " buffer '"
+        << name << "', which can lose information; if that is intended, write `" << name << " = sd::cast<"
+        << name_of(b.type) << ">(";
+      diag::append_elided(t, expr_text(value.node).view(), diag::code_limit);
+      t << ")`";
+      fail(diag::error_kind::narrowing_assignment, t);
     } else if (domain >= 0 && domain != b.domain) {
+      const auto view = ir::view_of(ir);
       text t;
-      ir::describe_statement(ir::view_of(ir), index, t);
-      t << " assigns an expression over domain '" << ir::view_of(ir).domain_name(domain)
-        << "' to buffer '" << ir.name(b.name) << "' of domain '" << ir::view_of(ir).domain_name(b.domain)
-        << "'; elementwise statements need one domain (0-d values broadcast)";
-      ir.fail(diag::error_kind::domain_mismatch, t);
+      diag::describe_statement(view, index, t);
+      t << " writes an expression over domain '" << view.domain_name(domain) << "' to ";
+      if (b.domain < 0)
+        t << "the 0-d buffer '" << name << "', which holds one element";
+      else
+        t << "the buffer '" << name << "' of domain '" << view.domain_name(b.domain) << '\'';
+      t << "; an elementwise statement writes every element of its target, so declare '" << name
+        << "' over domain '" << view.domain_name(domain) << "' (only 0-d values broadcast)";
+      fail(diag::error_kind::domain_mismatch, t);
     }
   }
 
@@ -226,12 +279,13 @@ class builder_state {
     s.binds = last_record[event];
     const auto index = push(s);
     if (s.binds < 0) {
+      const auto name = ir.name(ir.events[event].name);
       text t;
-      ir::describe_statement(ir::view_of(ir), index, t);
-      t << " waits on event '" << ir.name(ir.events[event].name)
-        << "' before any record of it; call " << ir.name(ir.events[event].name)
-        << ".record() on the producing stream earlier in the program";
-      ir.fail(diag::error_kind::wait_before_record, t);
+      diag::describe_statement(ir::view_of(ir), index, t);
+      t << " waits on event '" << name << "' with no " << name
+        << ".record() before it in program order (a wait binds to the latest record that precedes it); call "
+        << name << ".record() on the producing stream after the work to wait for, earlier than this wait";
+      fail(diag::error_kind::wait_before_record, t);
     }
   }
 
@@ -266,27 +320,67 @@ class builder_state {
     const auto da = ir.nodes[a].domain, db = ir.nodes[b].domain;
     if (da < 0) return db;
     if (db < 0 || da == db) return da;
+    const auto view = ir::view_of(ir);
     text t;
-    t << "an expression in statement #" << ir.stmts.size() << " combines '";
-    ir::render_expr(ir::view_of(ir), a, t);
-    t << "' over domain '" << ir::view_of(ir).domain_name(da) << "' with '";
-    ir::render_expr(ir::view_of(ir), b, t);
-    t << "' over domain '" << ir::view_of(ir).domain_name(db)
-      << "'; elementwise operands need one domain (0-d values broadcast)";
-    ir.fail(diag::error_kind::domain_mismatch, t);
+    t << "statement #" << ir.stmts.size() << " on stream '" << view.stream_name(current_stream)
+      << "' combines ";
+    diag::quote_expr(view, a, t, 60);
+    t << " over domain '" << view.domain_name(da) << "' with ";
+    diag::quote_expr(view, b, t, 60);
+    t << " over domain '" << view.domain_name(db)
+      << "'; the operands of an elementwise expression need one domain (only 0-d values, declared "
+         "with sd::scalar, broadcast into any domain)";
+    fail(diag::error_kind::domain_mismatch, t);
     return da;
   }
 
-  constexpr void expression_error(diag::error_kind kind, std::int32_t node, std::string_view why) {
+  // "the expression `e` in statement #i on stream 's' " + why. The statement
+  // is the one being written: its expression is not complete yet.
+  constexpr void expression_error(diag::error_kind kind, std::int32_t node, const text& why) {
     text t;
-    t << "the expression `";
+    t << "the expression ";
+    diag::quote_expr(ir::view_of(ir), node, t);
+    t << " in statement #" << ir.stmts.size() << " on stream '"
+      << ir.name(ir.streams[current_stream].name) << "' " << why.view();
+    fail(kind, t);
+  }
+
+  constexpr text expr_text(std::int32_t node) const {
+    text t;
     ir::render_expr(ir::view_of(ir), node, t);
-    t << "` in statement #" << ir.stmts.size() << " on stream '"
-      << ir.name(ir.streams[current_stream].name) << "' " << why;
-    ir.fail(kind, t);
+    return t;
+  }
+
+  // A suggested rewrite of an operand: `before<operand>after`, shortened.
+  constexpr void spell_fix(text& out, std::string_view before, std::int32_t node,
+                           std::string_view after) const {
+    out << '`' << before;
+    diag::append_elided(out, expr_text(node).view(), 40);
+    out << after << '`';
+  }
+
+  // Every error goes through here so that no message outgrows the capacity.
+  constexpr void fail(diag::error_kind kind, const text& t) { ir.fail(kind, diag::fit_message(t)); }
+
+  // "an int32_t", "a float": type names as they read in a sentence.
+  static constexpr text a_type(dtype type) {
+    text t;
+    t << (type == dtype::int32 || type == dtype::int64 ? "an " : "a ") << name_of(type);
+    return t;
+  }
+
+  static constexpr std::string_view buffer_kind_name(ir::access kind) {
+    switch (kind) {
+      case ir::access::input: return "input buffer";
+      case ir::access::output: return "output buffer";
+      case ir::access::inout: return "inout buffer";
+      case ir::access::temp: return "temp buffer";
+    }
+    return "buffer";
   }
 
   detail::dyn_array<std::string_view> names_;
+  detail::dyn_array<std::string_view> declared_as_;  // what each of names_ was declared as
 };
 
 }  // namespace streamdsl::detail

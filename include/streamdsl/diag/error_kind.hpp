@@ -12,6 +12,7 @@ enum class error_kind : std::uint8_t {
   narrowing_assignment,
   write_to_input,
   wait_before_record,
+  where_condition_not_bool,
   where_type_mismatch,
   incompatible_types,
   logical_operator_needs_bool,
@@ -28,6 +29,7 @@ constexpr std::string_view name_of(error_kind k) {
     case error_kind::narrowing_assignment: return "narrowing_assignment_needs_cast";
     case error_kind::write_to_input: return "write_to_input_buffer";
     case error_kind::wait_before_record: return "wait_on_event_before_any_record";
+    case error_kind::where_condition_not_bool: return "where_condition_must_be_bool";
     case error_kind::where_type_mismatch: return "where_branches_have_different_types";
     case error_kind::incompatible_types: return "expression_mixes_incompatible_types";
     case error_kind::logical_operator_needs_bool: return "logical_operator_needs_bool_operands";
