@@ -43,11 +43,13 @@ done
 
 echo "== examples =="
 for ex in "$build"/examples/example_*; do
-  [ -x "$ex" ] && "$ex" >"$out/$(basename "$ex").log" 2>&1 && status+=("$(basename "$ex"): ran") \
-    || status+=("$(basename "$ex"): FAILED")
+  [ -x "$ex" ] || continue
+  if "$ex" >"$out/$(basename "$ex").log" 2>&1; then status+=("$(basename "$ex"): ran"); else status+=("$(basename "$ex"): FAILED"); fi
 done
 
 if [ "${1:-}" != "--no-bench" ]; then
+  echo "== kernel tuning =="
+  [ -x "$build/bench/bench_tuning" ] && "$build/bench/bench_tuning" | tee "$out/tuning.log"
   echo "== benchmarks =="
   "$build/bench/bench_workloads" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 \

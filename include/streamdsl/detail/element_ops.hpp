@@ -7,7 +7,10 @@
 // - float -> integer conversion truncates toward zero, saturates at the
 //   type's range and maps NaN to 0 (what CUDA's cvt.rzi does);
 // - min and max of floats ignore a NaN operand (fmin/fmax);
-// - __half and __nv_bfloat16 compute in float and round the result.
+// - __half and __nv_bfloat16 compute in float and round the result;
+// - + - * / of float and double round each operation (no fma contraction),
+//   so the GPU matches the host bit for bit; transcendental functions differ
+//   between host and device libraries by a few ulps.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -117,6 +120,25 @@ STREAMDSL_HD T arithmetic(ir::op code, T a, T b) {
       default: return a;
     }
   } else {
+#if defined(__CUDA_ARCH__)
+    // Round each operation on its own: nvcc would otherwise contract a * b + c
+    // into one fma and results would differ from the host's in the last bit.
+    if constexpr (std::is_same_v<T, float>) {
+      switch (code) {
+        case ir::op::add: return __fadd_rn(a, b);
+        case ir::op::sub: return __fsub_rn(a, b);
+        case ir::op::mul: return __fmul_rn(a, b);
+        default: break;
+      }
+    } else if constexpr (std::is_same_v<T, double>) {
+      switch (code) {
+        case ir::op::add: return __dadd_rn(a, b);
+        case ir::op::sub: return __dsub_rn(a, b);
+        case ir::op::mul: return __dmul_rn(a, b);
+        default: break;
+      }
+    }
+#endif
     switch (code) {
       case ir::op::add: return a + b;
       case ir::op::sub: return a - b;

@@ -194,11 +194,12 @@ __device__ __forceinline__ void full_steps(const args_of<KC>& args, long long ba
   (move_all<KC, 0, false, Aligned, KC::vec>(c[U], args, base + U * step), ...);
 }
 
-// Each thread takes `vec` consecutive elements per step, `unroll` steps a
-// grid stride apart per iteration (more loads in flight).
-inline constexpr int unroll = 2;
+// Each thread takes `vec` consecutive elements per step, `Unroll` steps a
+// grid stride apart per iteration (more loads in flight). bench/tuning.cu
+// measures the choices; the executor launches default_unroll.
+inline constexpr int default_unroll = 2;
 
-template <int... Code>
+template <int Unroll, int... Code>
 __global__ void fused_kernel(kernel_args<kernel_code<Code...>::buffers, kernel_code<Code...>::params> args) {
   using KC = kernel_code<Code...>;
   constexpr int vec = KC::vec;
@@ -206,8 +207,8 @@ __global__ void fused_kernel(kernel_args<kernel_code<Code...>::buffers, kernel_c
   const long long full_end = args.n / vec * vec;
   long long base = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * vec;
   if (args.aligned) {
-    for (; base + (unroll - 1) * step < full_end; base += unroll * step)
-      full_steps<KC, true>(args, base, step, std::make_integer_sequence<int, unroll>{});
+    for (; base + (Unroll - 1) * step < full_end; base += Unroll * step)
+      full_steps<KC, true>(args, base, step, std::make_integer_sequence<int, Unroll>{});
     for (; base < full_end; base += step) full_steps<KC, true>(args, base, step, std::integer_sequence<int, 0>{});
   } else {
     for (; base < full_end; base += step) full_steps<KC, false>(args, base, step, std::integer_sequence<int, 0>{});

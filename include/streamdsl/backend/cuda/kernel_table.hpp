@@ -48,7 +48,7 @@ struct kernel_pack {
 
 inline constexpr int threads_per_block = 256;
 
-template <class Program, std::size_t K, std::size_t... I>
+template <class Program, std::size_t K, int Unroll, std::size_t... I>
 cudaError_t launch_kernel(const launch_context& ctx, cudaStream_t stream, std::index_sequence<I...>) {
   using pack = kernel_pack<Program, K>;
   using KC = kernel_code<pack::code[I]...>;
@@ -67,13 +67,13 @@ cudaError_t launch_kernel(const launch_context& ctx, cudaStream_t stream, std::i
   const long long per_block = static_cast<long long>(threads_per_block) * KC::vec;
   long long blocks = (args.n + per_block - 1) / per_block;
   if (blocks > ctx.max_blocks) blocks = ctx.max_blocks;
-  fused_kernel<pack::code[I]...><<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(args);
+  fused_kernel<Unroll, pack::code[I]...><<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(args);
   return cudaGetLastError();
 }
 
-template <class Program, std::size_t K>
+template <class Program, std::size_t K, int Unroll = default_unroll>
 cudaError_t launch(const launch_context& ctx, cudaStream_t stream) {
-  return launch_kernel<Program, K>(ctx, stream, std::make_index_sequence<kernel_pack<Program, K>::size>{});
+  return launch_kernel<Program, K, Unroll>(ctx, stream, std::make_index_sequence<kernel_pack<Program, K>::size>{});
 }
 
 template <class Program, std::size_t... K>

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Every ```cpp block of the given markdown files must appear verbatim (up to
+indentation) in one of the SNIPPET regions of the given test sources, so the
+documentation's code is compiled and run by the test suite.
+
+usage: check_snippets.py --docs a.md b.md --sources t.cpp ..."""
+import re
+import sys
+
+
+def normalise(text):
+    return "\n".join(line.strip() for line in text.strip().splitlines() if line.strip())
+
+
+def main():
+    args = sys.argv[1:]
+    docs = args[args.index("--docs") + 1:args.index("--sources")]
+    sources = args[args.index("--sources") + 1:]
+    snippets = []
+    for path in sources:
+        text = open(path).read()
+        snippets += [normalise(m) for m in re.findall(r"// SNIPPET: [\w-]+\n(.*?)// END SNIPPET", text, re.S)]
+    failed = 0
+    checked = 0
+    for path in docs:
+        for block in re.findall(r"```cpp\n(.*?)```", open(path).read(), re.S):
+            checked += 1
+            if normalise(block) not in snippets:
+                failed += 1
+                print(f"{path}: a cpp block is not a tested snippet:\n{block}")
+    print(f"{checked - failed} passed, {failed} failed")
+    return 1 if failed or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
