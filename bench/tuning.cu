@@ -52,15 +52,16 @@ float median_ms(F&& body) {
   return times[times.size() / 2];
 }
 
-template <class P, int Unroll>
-void variant(const char* name, void** ptrs, int buffers, int max_blocks, double bytes, double memcpy_bw) {
+// The program's type is deduced from the argument (nvcc's host pass cannot
+// spell a lambda-based type with decltype inside a function).
+template <int Unroll, class P>
+void variant(const P&, const char* name, void** ptrs, int max_blocks, double bytes, double memcpy_bw) {
   const long long extents[] = {static_cast<long long>(n)};
   sd::cuda_detail::launch_context ctx{ptrs, nullptr, extents, max_blocks};
   const float ms = median_ms([&] { sd::cuda_detail::launch<P, 0, Unroll>(ctx, nullptr); });
   const double bw = bytes / (ms * 1e-3);
   std::printf("%-10s unroll=%d max_blocks=%7d  %.3f ms  %.3f TB/s  %.1f%% of memcpy\n", name, Unroll, max_blocks, ms,
               bw / 1e12, 100 * bw / memcpy_bw);
-  (void)buffers;
 }
 
 }  // namespace
@@ -81,21 +82,19 @@ int main() {
   const float copy_ms = median_ms([&] { cudaMemcpyAsync(y, x, n * 4, cudaMemcpyDeviceToDevice); });
   const double memcpy_bw = 2.0 * n * 4 / (copy_ms * 1e-3);
   std::printf("memcpy: %.3f ms, %.3f TB/s, %d SMs\n", copy_ms, memcpy_bw / 1e12, sms);
-  using C = std::remove_cvref_t<decltype(chain2)>;
-  using S = std::remove_cvref_t<decltype(seed_one)>;
   // chain2's plan buffers: x, y, t (t in registers); seed_one's: x, y, z.
   void* chain_ptrs[] = {x, y, nullptr};
   void* seed_ptrs[] = {x, y, z};
   const int caps[] = {sms * 4, sms * 8, sms * 16, 1 << 30};
   for (int cap : caps) {
-    variant<C, 1>("chain2", chain_ptrs, 3, cap, 2.0 * n * 4, memcpy_bw);
-    variant<C, 2>("chain2", chain_ptrs, 3, cap, 2.0 * n * 4, memcpy_bw);
-    variant<C, 4>("chain2", chain_ptrs, 3, cap, 2.0 * n * 4, memcpy_bw);
+    variant<1>(chain2, "chain2", chain_ptrs, cap, 2.0 * n * 4, memcpy_bw);
+    variant<2>(chain2, "chain2", chain_ptrs, cap, 2.0 * n * 4, memcpy_bw);
+    variant<4>(chain2, "chain2", chain_ptrs, cap, 2.0 * n * 4, memcpy_bw);
   }
   for (int cap : caps) {
-    variant<S, 1>("seed_one", seed_ptrs, 3, cap, 3.0 * n * 4, memcpy_bw);
-    variant<S, 2>("seed_one", seed_ptrs, 3, cap, 3.0 * n * 4, memcpy_bw);
-    variant<S, 4>("seed_one", seed_ptrs, 3, cap, 3.0 * n * 4, memcpy_bw);
+    variant<1>(seed_one, "seed_one", seed_ptrs, cap, 3.0 * n * 4, memcpy_bw);
+    variant<2>(seed_one, "seed_one", seed_ptrs, cap, 3.0 * n * 4, memcpy_bw);
+    variant<4>(seed_one, "seed_one", seed_ptrs, cap, 3.0 * n * 4, memcpy_bw);
   }
   return 0;
 }

@@ -77,10 +77,11 @@ class cuda_executor {
   explicit cuda_executor(cudaStream_t main = nullptr) : main_(main) {
     int device = 0;
     cuda_detail::check(cudaGetDevice(&device), "cudaGetDevice");
-    int sms = 0;
-    cuda_detail::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-                       "cudaDeviceGetAttribute");
-    max_blocks_ = sms * 8;  // 8 blocks of 256 threads fill an SM
+    int max_grid = 0;
+    cuda_detail::check(cudaDeviceGetAttribute(&max_grid, cudaDevAttrMaxGridDimX, device), "cudaDeviceGetAttribute");
+    // A full grid (one step per thread) streams at memcpy bandwidth; a grid
+    // capped near the SM count does not (bench/tuning.cu).
+    max_blocks_ = max_grid;
   }
   cuda_executor(const cuda_executor&) = delete;
   cuda_executor& operator=(const cuda_executor&) = delete;
@@ -95,7 +96,7 @@ class cuda_executor {
     user_streams_.emplace_back(std::string(slot), s);
     streams_key_ = nullptr;
   }
-  int max_blocks() const { return max_blocks_; }
+  long long max_blocks() const { return max_blocks_; }
 
   // Issues the program on the main stream; returns once everything is issued.
   template <class Program, class... Bindings>
@@ -296,7 +297,7 @@ class cuda_executor {
   }
 
   cudaStream_t main_;
-  int max_blocks_ = 0;
+  long long max_blocks_ = 0;
   std::vector<std::pair<std::string, cudaStream_t>> user_streams_;
   std::vector<cudaStream_t> pool_;
   std::vector<cudaStream_t> slot_streams_;

@@ -195,9 +195,12 @@ __device__ __forceinline__ void full_steps(const args_of<KC>& args, long long ba
 }
 
 // Each thread takes `vec` consecutive elements per step, `Unroll` steps a
-// grid stride apart per iteration (more loads in flight). bench/tuning.cu
-// measures the choices; the executor launches default_unroll.
-inline constexpr int default_unroll = 2;
+// grid stride apart per iteration. bench/tuning.cu measured the choices on an
+// H200 (bench/results_tuning_2026-11-30.log): a grid with one step per thread
+// reaches memcpy bandwidth (98-101%) whatever the unroll, while a capped
+// grid-stride loop stays near 91%; so the executor launches a full grid and
+// Unroll only matters past the grid's size limit.
+inline constexpr int default_unroll = 1;
 
 template <int Unroll, int... Code>
 __global__ void fused_kernel(kernel_args<kernel_code<Code...>::buffers, kernel_code<Code...>::params> args) {

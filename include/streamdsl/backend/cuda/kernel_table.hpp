@@ -18,7 +18,7 @@ struct launch_context {
   void* const* buffer_ptrs = nullptr;                 // per plan buffer (bound or workspace); null for registers
   const unsigned long long* param_bits = nullptr;     // per plan param
   const long long* extents = nullptr;                 // per domain
-  int max_blocks = 0;                                 // grid cap (from the device's SM count)
+  long long max_blocks = 0;                           // grid cap (the device's limit)
 };
 
 using launch_fn = cudaError_t (*)(const launch_context&, cudaStream_t);
@@ -67,8 +67,11 @@ cudaError_t launch_kernel(const launch_context& ctx, cudaStream_t stream, std::i
   const long long per_block = static_cast<long long>(threads_per_block) * KC::vec;
   long long blocks = (args.n + per_block - 1) / per_block;
   if (blocks > ctx.max_blocks) blocks = ctx.max_blocks;
-  fused_kernel<Unroll, pack::code[I]...><<<static_cast<unsigned>(blocks), threads_per_block, 0, stream>>>(args);
-  return cudaGetLastError();
+  // cudaLaunchKernel reports launch errors itself (no cudaGetLastError, which
+  // would also pick up unrelated earlier errors).
+  void* params[] = {&args};
+  return cudaLaunchKernel(reinterpret_cast<const void*>(&fused_kernel<Unroll, pack::code[I]...>),
+                          dim3(static_cast<unsigned>(blocks)), dim3(threads_per_block), params, 0, stream);
 }
 
 template <class Program, std::size_t K, int Unroll = default_unroll>
