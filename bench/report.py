@@ -16,7 +16,7 @@ def load(path):
     for b in data["benchmarks"]:
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
-        name = b["name"].replace("/manual_time", "").replace("_median", "")
+        name = (b["name"].replace("/manual_time", "").replace("/iterations:1", "").replace("_median", ""))
         unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
         t = (b["real_time"] if "manual_time" in b["name"] else b.get("cpu_time", b["real_time"])) * unit
         out[name] = {"seconds": t, "bytes": b.get("bytes_per_iter", 0.0),

@@ -157,11 +157,15 @@ class cuda_executor {
     void* ws = workspace;
     if (ws == nullptr && ready.workspace_bytes > 0)
       cuda_detail::check(cudaMallocAsync(&ws, ready.workspace_bytes, main), "cudaMallocAsync", "the temp workspace");
-    ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
-    for (auto b : ready.slot_buffers)
-      ptrs_[static_cast<std::size_t>(b)] =
-          static_cast<char*>(ws) + ready.slot_offsets[static_cast<std::size_t>(plan.storage[static_cast<std::size_t>(b)])];
-    cuda_detail::launch_context ctx{ptrs_.data(), ready.params.data(), ready.extents.data(), max_blocks_};
+    void* const* ptrs = ready.ptrs.data();
+    if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
+      ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
+      for (auto b : ready.slot_buffers)
+        ptrs_[static_cast<std::size_t>(b)] = static_cast<char*>(ws) + ready.slot_offsets[static_cast<std::size_t>(
+                                                                           plan.storage[static_cast<std::size_t>(b)])];
+      ptrs = ptrs_.data();
+    }
+    cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
     constexpr auto& launchers = cuda_detail::launchers<Program>;
     for (std::size_t i = 0; i < plan.ops.size(); ++i) {
       const auto& op = plan.ops[i];
