@@ -1,6 +1,11 @@
 // The seed program of the design: y on a side stream, z on main after a wait.
-// Prints the plan the compiler made of it.
+// Prints the plan the compiler made of it, runs it on the CPU with the host
+// executor (no GPU needed) and checks the results against plain C++.
 #include <cstdio>
+#include <utility>
+#include <vector>
+
+#include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
 
 constexpr auto seed = sd::program([](sd::builder& p) {
@@ -21,5 +26,21 @@ static_assert(seed.plan().kernel_count() == 2);
 
 int main() {
   std::printf("== seed ==\n%s", seed.to_string().c_str());
-  return 0;
+
+  constexpr std::size_t n = 1000;
+  std::vector<float> x(n), y(n), z(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = 0.5f * static_cast<float>(i);
+
+  sd::host_executor executor;
+  executor.run(seed, sd::bind("x", std::as_const(x)), sd::bind("y", y), sd::bind("z", z));
+
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float want_y = x[i] + 1, want_z = want_y * 2;
+    mismatches += y[i] != want_y || z[i] != want_z;
+  }
+  std::printf("\nran on the host executor, n = %zu\n", n);
+  for (std::size_t i = 0; i < 4; ++i) std::printf("  x[%zu] = %-6g y[%zu] = %-6g z[%zu] = %g\n", i, x[i], i, y[i], i, z[i]);
+  std::printf("results %s the reference (%zu mismatches)\n", mismatches == 0 ? "match" : "DO NOT match", mismatches);
+  return mismatches == 0 ? 0 : 1;
 }

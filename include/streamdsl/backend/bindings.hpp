@@ -68,6 +68,7 @@ class binding {
 };
 
 // --- sd::bind ----------------------------------------------------------------
+// Memory: a pointer and a count, a std::span, a C array or a std::vector.
 // Const element types bind read-only memory (fine for inputs, rejected for
 // outputs and inouts).
 template <element_type T>
@@ -78,6 +79,11 @@ binding bind(std::string_view name, T* data, std::size_t n) {
 template <element_type T, std::size_t Extent>
 binding bind(std::string_view name, std::span<T, Extent> data) {
   return bind<T>(name, data.data(), data.size());
+}
+
+template <element_type T, std::size_t N>
+binding bind(std::string_view name, T (&data)[N]) {
+  return bind<T>(name, data, N);
 }
 
 template <element_type T>

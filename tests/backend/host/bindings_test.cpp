@@ -185,3 +185,25 @@ TEST_CASE("16-bit float types without CUDA's headers are a binding_error", "[hos
   CHECK(ys == std::vector<float>{1.0f, 2.0f, -2.0f, 0.5f});
 #endif
 }
+
+namespace {
+// A compiled program that uses __half without CUDA's headers (through the
+// builder's untyped interface). host_executor::run(program, ...) rejects it
+// at compile time with a static_assert on host_can_run; a call cannot be
+// compiled here, so this checks the predicate itself.
+constexpr auto half_program = sd::program([](sd::builder& p) {
+  const auto h = p.add_buffer("h", sd::ir::access::input, sd::dtype::float16, 0);
+  auto y = p.output<float>("y");
+  p.assign(y.id(), p.unary(sd::ir::op::cast, p.load(h), sd::dtype::float32, sd::dtype::float32));
+});
+}  // namespace
+
+TEST_CASE("a compiled program using 16-bit floats is rejected at compile time without CUDA's headers",
+          "[host][bindings][half]") {
+#ifndef STREAMDSL_HAS_HALF
+  STATIC_REQUIRE(!sd::host_detail::host_can_run(half_program.plan()));
+#else
+  STATIC_REQUIRE(sd::host_detail::host_can_run(half_program.plan()));
+#endif
+  STATIC_REQUIRE(sd::host_detail::host_can_run(program.plan()));
+}

@@ -3,6 +3,7 @@
 // registers and workspace slots, 0-d buffers, params, several domains.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <thread>
 
@@ -35,6 +36,10 @@ TEST_CASE("binding forms: span, const span, pointer and count, vectors", "[host]
   ex.run(seed, sd::bind("x", std::span<const float>(x)), sd::bind("y", y, n), sd::bind("z", std::span<float>(z)));
   CHECK(y[10] == 11.0f);
   CHECK(z[10] == 22.0f);
+  float x_array[n];
+  std::copy(x.begin(), x.end(), x_array);
+  ex.run(seed, sd::bind("x", x_array), sd::bind("y", y), sd::bind("z", z));  // C arrays: the count is their size
+  CHECK(z[20] == 42.0f);
   std::vector<sd::binding> list{sd::bind("x", x), sd::bind("y", std::span<float, n>(y)), sd::bind("z", z)};
   ex.run(seed, list);  // a list built at run time
   CHECK(z[63] == 128.0f);
