@@ -211,14 +211,15 @@ class cuda_executor {
         unsigned short raw;
         std::memcpy(&raw, v, 2);
         float f;
+        // Through the _raw types: memcpy into __half trips g++'s -Wclass-memaccess.
         if (t == dtype::float16) {
-          __half h;
-          std::memcpy(&h, &raw, 2);
-          f = __half2float(h);
+          __half_raw h;
+          h.x = raw;
+          f = __half2float(__half(h));
         } else {
-          __nv_bfloat16 h;
-          std::memcpy(&h, &raw, 2);
-          f = __bfloat162float(h);
+          __nv_bfloat16_raw h;
+          h.x = raw;
+          f = __bfloat162float(__nv_bfloat16(h));
         }
         return std::bit_cast<unsigned long long>(static_cast<double>(f));
       }
