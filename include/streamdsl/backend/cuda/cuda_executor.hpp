@@ -238,6 +238,7 @@ class cuda_executor {
         unsigned short raw;
         std::memcpy(&raw, v, 2);
         float f;
+        // Through the _raw types: memcpy into __half trips g++'s -Wclass-memaccess.
         if (t == dtype::float16) {
           __half_raw h;
           h.x = raw;
