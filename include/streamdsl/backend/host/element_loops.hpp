@@ -1,0 +1,284 @@
+#pragma once
+// The host executor's inner loops: one small function per (operation, element
+// type), each running one operation over one block of elements with the
+// per-element meaning of detail/element_ops.hpp. A kernel is a list of
+// instructions that point at these functions, so evaluating a block costs
+// one indirect call per expression node, not one per element.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+
+#include "../../detail/element_ops.hpp"
+#include "../../ir/expr_node.hpp"
+
+namespace streamdsl::host_detail {
+
+// Elements per block: small enough that a kernel's live columns stay in the
+// L1/L2 cache, large enough that the per-instruction call is amortised.
+inline constexpr std::size_t block_elements = 512;
+inline constexpr std::size_t column_bytes = block_elements * 8;  // widest element: 8 bytes
+
+// Where an instruction's operand lives for the block being evaluated: a
+// column of the thread's scratch, or a caller or workspace buffer (element 0
+// at `base`; the block starts at element `start`).
+struct operand {
+  bool in_memory = false;
+  dtype type = dtype::float32;
+  std::int32_t column = -1;
+  std::byte* base = nullptr;
+
+  friend bool operator==(const operand&, const operand&) = default;
+};
+
+struct block {
+  std::byte* scratch;
+  std::size_t start;  // first element of the block in the kernel's domain
+  std::size_t count;  // elements in this block (<= block_elements)
+};
+
+struct instruction;
+using loop_fn = void (*)(const instruction&, const block&);
+
+struct instruction {
+  loop_fn run = nullptr;
+  ir::op code = ir::op::literal;  // for the loops that take the operation at run time
+  operand out, a, b, c;
+  alignas(8) unsigned char value[8]{};  // fill: the constant, as bytes of out.type
+};
+
+template <class T>
+inline T* at(const operand& o, const block& blk) {
+  if (o.in_memory) return reinterpret_cast<T*>(o.base) + blk.start;
+  return reinterpret_cast<T*>(blk.scratch + static_cast<std::size_t>(o.column) * column_bytes);
+}
+
+namespace element = detail::element;
+
+// --- leaves ------------------------------------------------------------------
+template <class T>
+void fill_loop(const instruction& in, const block& blk) {
+  T v;
+  std::memcpy(&v, in.value, sizeof(T));
+  T* out = at<T>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i) out[i] = v;
+}
+
+// A 0-d buffer read in a kernel over a domain: its one element, broadcast.
+template <class T>
+void broadcast_loop(const instruction& in, const block& blk) {
+  const T v = *reinterpret_cast<const T*>(in.a.base);
+  T* out = at<T>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i) out[i] = v;
+}
+
+template <class To, class From>
+void convert_loop(const instruction& in, const block& blk) {
+  const From* a = at<From>(in.a, blk);
+  To* out = at<To>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i) out[i] = element::convert<To>(a[i]);
+}
+
+// --- operations in type T (the node's compute type) ---------------------------
+// The 16-bit float types compute in float and round the result (math_t).
+template <ir::op Code, class T>
+void unary_loop(const instruction& in, const block& blk) {
+  using M = element::math_t<T>;
+  const T* a = at<T>(in.a, blk);
+  T* out = at<T>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i)
+    out[i] = element::convert<T>(element::unary<M>(Code, element::convert<M>(a[i])));
+}
+
+template <ir::op Code, class T>
+void arithmetic_loop(const instruction& in, const block& blk) {
+  using M = element::math_t<T>;
+  const T* a = at<T>(in.a, blk);
+  const T* b = at<T>(in.b, blk);
+  T* out = at<T>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i)
+    out[i] = element::convert<T>(element::arithmetic<M>(Code, element::convert<M>(a[i]), element::convert<M>(b[i])));
+}
+
+template <ir::op Code, class T>
+void predicate_loop(const instruction& in, const block& blk) {
+  using M = element::math_t<T>;
+  const T* a = at<T>(in.a, blk);
+  const T* b = at<T>(in.b, blk);
+  bool* out = at<bool>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i)
+    out[i] = element::predicate<M>(Code, element::convert<M>(a[i]), element::convert<M>(b[i]));
+}
+
+// Combinations the front end never produces (exp of an int32, a < b on bools,
+// ...) still evaluate correctly, with the operation chosen per element.
+template <class T>
+void unary_any_loop(const instruction& in, const block& blk) {
+  using M = element::math_t<T>;
+  const T* a = at<T>(in.a, blk);
+  T* out = at<T>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i)
+    out[i] = element::convert<T>(element::unary<M>(in.code, element::convert<M>(a[i])));
+}
+
+template <class T>
+void arithmetic_any_loop(const instruction& in, const block& blk) {
+  using M = element::math_t<T>;
+  const T* a = at<T>(in.a, blk);
+  const T* b = at<T>(in.b, blk);
+  T* out = at<T>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i)
+    out[i] = element::convert<T>(element::arithmetic<M>(in.code, element::convert<M>(a[i]), element::convert<M>(b[i])));
+}
+
+template <class T>
+void predicate_any_loop(const instruction& in, const block& blk) {
+  using M = element::math_t<T>;
+  const T* a = at<T>(in.a, blk);
+  const T* b = at<T>(in.b, blk);
+  bool* out = at<bool>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i)
+    out[i] = element::predicate<M>(in.code, element::convert<M>(a[i]), element::convert<M>(b[i]));
+}
+
+template <class T>
+void where_loop(const instruction& in, const block& blk) {
+  const bool* c = at<bool>(in.a, blk);
+  const T* a = at<T>(in.b, blk);
+  const T* b = at<T>(in.c, blk);
+  T* out = at<T>(in.out, blk);
+  for (std::size_t i = 0; i < blk.count; ++i) out[i] = c[i] ? a[i] : b[i];
+}
+
+// --- choosing a loop -----------------------------------------------------------
+template <class T>
+struct type_tag {
+  using type = T;
+};
+
+// Calls f(type_tag<C++ type of t>{}). The 16-bit float types exist only with
+// CUDA's headers; executors check for them before they build a kernel.
+template <class F>
+loop_fn with_type(dtype t, F&& f) {
+  switch (t) {
+    case dtype::boolean: return f(type_tag<bool>{});
+    case dtype::int32: return f(type_tag<std::int32_t>{});
+    case dtype::int64: return f(type_tag<std::int64_t>{});
+    case dtype::float32: return f(type_tag<float>{});
+    case dtype::float64: return f(type_tag<double>{});
+#ifdef STREAMDSL_HAS_HALF
+    case dtype::float16: return f(type_tag<__half>{});
+    case dtype::bfloat16: return f(type_tag<__nv_bfloat16>{});
+#else
+    case dtype::float16:
+    case dtype::bfloat16: break;
+#endif
+  }
+  throw std::logic_error("streamdsl host executor: element type " + std::string(name_of(t)) +
+                         " needs CUDA's headers on the host");
+}
+
+inline loop_fn fill_fn(dtype t) {
+  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &fill_loop<T>; });
+}
+inline loop_fn broadcast_fn(dtype t) {
+  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &broadcast_loop<T>; });
+}
+inline loop_fn convert_fn(dtype to, dtype from) {
+  return with_type(to, [from]<class To>(type_tag<To>) -> loop_fn {
+    return with_type(from, []<class From>(type_tag<From>) -> loop_fn { return &convert_loop<To, From>; });
+  });
+}
+inline loop_fn where_fn(dtype t) {
+  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &where_loop<T>; });
+}
+
+template <class T>
+loop_fn unary_fn_for(ir::op code) {
+  using enum ir::op;
+  if constexpr (std::is_same_v<T, bool>) {
+    if (code == logical_not) return &unary_loop<logical_not, T>;
+  } else if constexpr (std::is_integral_v<T>) {
+    switch (code) {
+      case neg: return &unary_loop<neg, T>;
+      case abs: return &unary_loop<abs, T>;
+      case relu: return &unary_loop<relu, T>;
+      default: break;
+    }
+  } else {
+    switch (code) {
+      case neg: return &unary_loop<neg, T>;
+      case abs: return &unary_loop<abs, T>;
+      case exp: return &unary_loop<exp, T>;
+      case log: return &unary_loop<log, T>;
+      case sqrt: return &unary_loop<sqrt, T>;
+      case rsqrt: return &unary_loop<rsqrt, T>;
+      case sin: return &unary_loop<sin, T>;
+      case cos: return &unary_loop<cos, T>;
+      case tanh: return &unary_loop<tanh, T>;
+      case sigmoid: return &unary_loop<sigmoid, T>;
+      case relu: return &unary_loop<relu, T>;
+      default: break;
+    }
+  }
+  return &unary_any_loop<T>;
+}
+
+template <class T>
+loop_fn arithmetic_fn_for(ir::op code) {
+  using enum ir::op;
+  if constexpr (!std::is_same_v<T, bool>) {
+    switch (code) {
+      case add: return &arithmetic_loop<add, T>;
+      case sub: return &arithmetic_loop<sub, T>;
+      case mul: return &arithmetic_loop<mul, T>;
+      case div: return &arithmetic_loop<div, T>;
+      case min: return &arithmetic_loop<min, T>;
+      case max: return &arithmetic_loop<max, T>;
+      default: break;
+    }
+  }
+  return &arithmetic_any_loop<T>;
+}
+
+template <class T>
+loop_fn predicate_fn_for(ir::op code) {
+  using enum ir::op;
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (code) {
+      case eq: return &predicate_loop<eq, T>;
+      case ne: return &predicate_loop<ne, T>;
+      case logical_and: return &predicate_loop<logical_and, T>;
+      case logical_or: return &predicate_loop<logical_or, T>;
+      default: break;
+    }
+  } else {
+    switch (code) {
+      case lt: return &predicate_loop<lt, T>;
+      case le: return &predicate_loop<le, T>;
+      case gt: return &predicate_loop<gt, T>;
+      case ge: return &predicate_loop<ge, T>;
+      case eq: return &predicate_loop<eq, T>;
+      case ne: return &predicate_loop<ne, T>;
+      default: break;
+    }
+  }
+  return &predicate_any_loop<T>;
+}
+
+inline loop_fn unary_fn(ir::op code, dtype t) {
+  return with_type(t, [code]<class T>(type_tag<T>) { return unary_fn_for<T>(code); });
+}
+inline loop_fn arithmetic_fn(ir::op code, dtype t) {
+  return with_type(t, [code]<class T>(type_tag<T>) { return arithmetic_fn_for<T>(code); });
+}
+inline loop_fn predicate_fn(ir::op code, dtype t) {
+  return with_type(t, [code]<class T>(type_tag<T>) { return predicate_fn_for<T>(code); });
+}
+
+// A node's operation class, for the kernel compiler.
+constexpr bool is_predicate(ir::op code) { return code >= ir::op::lt && code <= ir::op::logical_or; }
+constexpr bool is_arithmetic(ir::op code) { return code >= ir::op::add && code <= ir::op::max; }
+
+}  // namespace streamdsl::host_detail

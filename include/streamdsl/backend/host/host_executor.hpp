@@ -1,0 +1,274 @@
+#pragma once
+// sd::host_executor: runs any plan on the CPU. Each stream slot with work
+// gets a thread (the caller's thread runs main) that issues the slot's
+// operations in plan order: kernels evaluate their fused statements block by
+// block, a record marks its occurrence done, a wait blocks until the record
+// op it names is done. Entry and exit edges are such records and waits, so
+// `run` returns when main has passed its exit waits, i.e. all streams are
+// done; results are then in the bound buffers.
+//
+//   sd::host_executor ex;
+//   ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
+#include <array>
+#include <concepts>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../../plan/plan_view.hpp"
+#include "../bindings.hpp"
+#include "../resolve_bindings.hpp"
+#include "kernel_program.hpp"
+#include "run_board.hpp"
+#include "stress.hpp"
+#include "thread_pools.hpp"
+
+namespace streamdsl {
+
+struct host_options {
+  // Seeded random delays before every operation (see stress.hpp); off when empty.
+  std::optional<stress> stress_mode;
+  // Helper threads that share the blocks of large kernels (0: each kernel
+  // runs on its stream's thread alone). Default: one per further core, up to 7.
+  unsigned kernel_helpers = default_kernel_helpers();
+
+  static unsigned default_kernel_helpers() {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores > 8 ? 7 : (cores > 1 ? cores - 1 : 0);
+  }
+};
+
+namespace host_detail {
+
+constexpr bool is_half_type(dtype t) { return t == dtype::float16 || t == dtype::bfloat16; }
+
+// Whether this build can evaluate every type the plan uses: the 16-bit float
+// types need CUDA's headers (cuda_fp16.h, cuda_bf16.h) on the host.
+constexpr bool host_can_run(const plan_view& plan) {
+#ifdef STREAMDSL_HAS_HALF
+  (void)plan;
+  return true;
+#else
+  for (const auto& b : plan.ir.buffers)
+    if (is_half_type(b.type)) return false;
+  for (const auto& p : plan.ir.params)
+    if (is_half_type(p.type)) return false;
+  for (const auto& n : plan.ir.nodes)
+    if (is_half_type(n.type) || is_half_type(n.compute)) return false;
+  return true;
+#endif
+}
+
+inline void check_host_types(const plan_view& plan) {
+  if (host_can_run(plan)) return;
+  std::string what = "an expression";
+  for (std::size_t b = 0; b < plan.ir.buffers.size(); ++b)
+    if (is_half_type(plan.ir.buffers[b].type)) {
+      what = backend_detail::describe_buffer(plan, static_cast<std::int32_t>(b));
+      break;
+    }
+  for (const auto& p : plan.ir.params)
+    if (what == "an expression" && is_half_type(p.type))
+      what = "param '" + std::string(plan.ir.name(p.name)) + "' (" + std::string(name_of(p.type)) + ")";
+  throw binding_error("streamdsl: bad binding: " + what +
+                      " uses __half or __nv_bfloat16, which the host executor evaluates only when CUDA's headers "
+                      "are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and add CUDA's "
+                      "include directory); on the host without them use float or double");
+}
+
+// A plan built at run time is trusted to come from passes::schedule; these
+// are the properties the executor relies on to never deadlock or go out of range.
+inline void check_plan(const plan_view& plan) {
+  auto bad = [](std::size_t i, const std::string& why) {
+    throw std::invalid_argument("streamdsl: invalid plan: op #" + std::to_string(i) + " " + why);
+  };
+  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+    const auto& op = plan.ops[i];
+    if (op.stream < 0 || static_cast<std::size_t>(op.stream) >= plan.stream_count()) bad(i, "names no stream slot");
+    if (op.kind == op_kind::kernel && (op.kernel < 0 || static_cast<std::size_t>(op.kernel) >= plan.kernel_count()))
+      bad(i, "names no kernel");
+    if (op.kind == op_kind::wait &&
+        (op.waits_for < 0 || static_cast<std::size_t>(op.waits_for) >= i ||
+         plan.ops[static_cast<std::size_t>(op.waits_for)].kind != op_kind::record))
+      bad(i, "waits for something that is not an earlier record op");
+  }
+}
+
+struct executor_test_access;  // tests inject failures through it
+
+}  // namespace host_detail
+
+class host_executor {
+ public:
+  host_executor() : host_executor(host_options{}) {}
+  explicit host_executor(stress s) : host_executor(host_options{s}) {}
+  explicit host_executor(host_options o) : options_(o), team_(o.kernel_helpers) {}
+
+  // Runs a compiled program (sd::program(...)) with sd::bind(...) arguments.
+  template <class Program, class... Bindings>
+    requires requires { Program::plan(); } && (std::convertible_to<Bindings, binding> && ...)
+  void run(const Program&, Bindings&&... bindings) {
+    static_assert(host_detail::host_can_run(Program::plan()),
+                  "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
+                  "when CUDA's headers are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and "
+                  "add CUDA's include directory); on the host without them use float or double");
+    const std::array<binding, sizeof...(Bindings)> list{binding(static_cast<Bindings&&>(bindings))...};
+    run(Program::plan(), std::span<const binding>(list));
+  }
+
+  template <class Program>
+    requires requires { Program::plan(); }
+  void run(const Program&, std::span<const binding> bindings) {
+    static_assert(host_detail::host_can_run(Program::plan()),
+                  "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
+                  "when CUDA's headers are included");
+    run(Program::plan(), bindings);
+  }
+
+  // Runs any plan, e.g. one scheduled at run time. Bad bindings throw
+  // binding_error before anything runs; a failure inside a stream is
+  // rethrown here once every stream has stopped. One run at a time: calls
+  // from several threads are serialised.
+  void run(const plan_view& plan, std::span<const binding> bindings) {
+    std::lock_guard serial(run_mutex_);
+    host_detail::check_plan(plan);
+    host_detail::check_host_types(plan);
+    const resolved_bindings bound = resolve_bindings(plan, bindings);
+    const auto kernels = compile_kernels(plan, bound);
+    execute(plan, kernels);
+  }
+
+  const host_options& options() const { return options_; }
+
+ private:
+  friend struct host_detail::executor_test_access;
+
+  // Where each buffer lives for this run: caller memory, a workspace slot,
+  // or nowhere (register temps live in each kernel's scratch).
+  std::vector<std::byte*> place_buffers(const plan_view& plan, const resolved_bindings& bound) {
+    std::vector<std::size_t> offset(plan.slots.size());
+    std::size_t total = 0;
+    for (std::size_t s = 0; s < plan.slots.size(); ++s) {
+      const auto& slot = plan.slots[s];
+      const std::size_t n = slot.domain < 0 ? 1 : bound.domain_extent[static_cast<std::size_t>(slot.domain)];
+      offset[s] = total;
+      total += (n * size_of(slot.type) + 255) / 256 * 256;
+    }
+    std::byte* workspace = workspace_of(total);
+    // Fresh workspace reads as zeros: a temp read before it is written gives
+    // the same answer on every run.
+    if (total) std::memset(workspace, 0, total);
+    std::vector<std::byte*> memory(plan.ir.buffers.size(), nullptr);
+    for (std::size_t b = 0; b < memory.size(); ++b) {
+      const auto where = plan.storage[b];
+      if (where == storage_bound) memory[b] = static_cast<std::byte*>(bound.buffer_data[b]);
+      else if (where >= 0) memory[b] = workspace + offset[static_cast<std::size_t>(where)];
+    }
+    return memory;
+  }
+
+  std::byte* workspace_of(std::size_t bytes) {
+    if (bytes > workspace_bytes_) {
+      workspace_.reset(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{256})));
+      workspace_bytes_ = bytes;
+    }
+    return workspace_.get();
+  }
+
+  std::vector<host_detail::kernel_program> compile_kernels(const plan_view& plan, const resolved_bindings& bound) {
+    std::vector<const unsigned char*> params(plan.ir.params.size());
+    for (std::size_t p = 0; p < params.size(); ++p) params[p] = bound.param_value[p]->value_bytes();
+    host_detail::kernel_compiler compiler(plan, place_buffers(plan, bound), std::move(params), bound.domain_extent);
+    std::vector<host_detail::kernel_program> kernels;
+    kernels.reserve(plan.kernel_count());
+    for (std::size_t k = 0; k < plan.kernel_count(); ++k) kernels.push_back(compiler.compile(k));
+    return kernels;
+  }
+
+  void execute(const plan_view& plan, const std::vector<host_detail::kernel_program>& kernels) {
+    std::vector<std::vector<std::int32_t>> ops_of(plan.stream_count());
+    for (std::size_t i = 0; i < plan.ops.size(); ++i)
+      ops_of[static_cast<std::size_t>(plan.ops[i].stream)].push_back(static_cast<std::int32_t>(i));
+    while (scratch_.size() < ops_of.size()) scratch_.push_back(std::make_unique<host_detail::scratch_buffer>());
+
+    std::size_t side_streams = 0;
+    for (std::size_t s = 1; s < ops_of.size(); ++s) side_streams += !ops_of[s].empty();
+    const std::uint64_t run_index = runs_++;
+    host_detail::run_board board(plan.ops.size(), side_streams);
+    std::size_t started = 0;
+    try {
+      for (std::size_t s = 1; s < ops_of.size(); ++s) {
+        if (ops_of[s].empty()) continue;
+        threads_.start(started, [&, s] {
+          run_stream(plan, kernels, board, s, ops_of[s], run_index);
+          board.stream_done();
+        });
+        ++started;
+      }
+    } catch (...) {  // no thread for a stream: stop the ones running, count the rest as done
+      board.fail(std::current_exception());
+      for (; started < side_streams; ++started) board.stream_done();
+    }
+    run_stream(plan, kernels, board, 0, ops_of[0], run_index);  // main, on the caller's thread
+    board.finish();
+  }
+
+  void run_stream(const plan_view& plan, const std::vector<host_detail::kernel_program>& kernels,
+                  host_detail::run_board& board, std::size_t stream, const std::vector<std::int32_t>& ops,
+                  std::uint64_t run_index) {
+    std::optional<host_detail::delay_source> delays;
+    if (options_.stress_mode) delays.emplace(*options_.stress_mode, run_index, stream);
+    host_detail::scratch_buffer& scratch = *scratch_[stream];
+    try {
+      for (const auto i : ops) {
+        if (board.failed()) return;
+        if (delays) delays->pause();
+        if (before_op_) before_op_(i);
+        const plan_op& op = plan.ops[static_cast<std::size_t>(i)];
+        switch (op.kind) {
+          case op_kind::kernel: team_.run(kernels[static_cast<std::size_t>(op.kernel)], scratch); break;
+          case op_kind::record: board.record(static_cast<std::size_t>(i)); break;
+          case op_kind::wait:
+            if (!board.wait_for(static_cast<std::size_t>(op.waits_for))) return;
+            break;
+        }
+      }
+    } catch (...) {
+      board.fail(std::current_exception());
+    }
+  }
+
+  struct aligned_delete {
+    void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{256}); }
+  };
+
+  host_options options_;
+  std::mutex run_mutex_;
+  std::uint64_t runs_ = 0;
+  std::unique_ptr<std::byte, aligned_delete> workspace_;
+  std::size_t workspace_bytes_ = 0;
+  std::vector<std::unique_ptr<host_detail::scratch_buffer>> scratch_;  // per stream slot
+  std::function<void(std::int32_t)> before_op_;                         // test hook: may throw
+  // Declared last: their threads stop before the state above goes away.
+  host_detail::kernel_team team_;
+  host_detail::stream_threads threads_;
+};
+
+namespace host_detail {
+// For tests: makes every stream call `hook(op index)` before each operation
+// (a hook that throws simulates a failure inside a stream).
+struct executor_test_access {
+  static void set_before_op(host_executor& ex, std::function<void(std::int32_t)> hook) {
+    ex.before_op_ = std::move(hook);
+  }
+};
+}  // namespace host_detail
+
+}  // namespace streamdsl

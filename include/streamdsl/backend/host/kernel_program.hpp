@@ -1,0 +1,380 @@
+#pragma once
+// Turns one fused kernel of a plan into instructions for the block loops of
+// element_loops.hpp, and runs them over a range of elements.
+//
+// Each expression node becomes one instruction writing a scratch column (a
+// block of values of the node's type); children are first converted to the
+// node's compute type, the result to the node's type. Loads read caller and
+// workspace buffers in place. Values that do not change across the kernel
+// (literals, params, 0-d buffers read by a kernel over a domain, and what is
+// computed from them only) are evaluated once per thread, in the prologue.
+// Register temps get a scratch column for the kernel's lifetime.
+#include <cstddef>
+#include <cstring>
+#include <new>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../../plan/plan_view.hpp"
+#include "element_loops.hpp"
+
+namespace streamdsl::host_detail {
+
+struct kernel_program {
+  std::vector<instruction> prologue;  // once per thread, before its first block
+  std::vector<instruction> body;      // once per block
+  std::size_t columns = 0;            // scratch columns a thread needs
+  std::size_t extent = 0;             // elements of the kernel's domain
+};
+
+// Per-thread scratch: `columns` aligned columns of column_bytes each.
+class scratch_buffer {
+ public:
+  scratch_buffer() = default;
+  scratch_buffer(const scratch_buffer&) = delete;
+  scratch_buffer& operator=(const scratch_buffer&) = delete;
+  ~scratch_buffer() { release(); }
+
+  std::byte* columns(std::size_t n) {
+    if (n > capacity_) {
+      release();
+      data_ = static_cast<std::byte*>(::operator new(n * column_bytes, std::align_val_t{64}));
+      capacity_ = n;
+    }
+    return data_;
+  }
+
+ private:
+  void release() {
+    if (data_) ::operator delete(data_, std::align_val_t{64});
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+  std::byte* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+// Runs elements [first, last) of a kernel with one thread's scratch.
+inline void run_elements(const kernel_program& k, scratch_buffer& scratch, std::size_t first, std::size_t last) {
+  if (first >= last) return;
+  std::byte* s = scratch.columns(k.columns);
+  const block whole{s, 0, block_elements};
+  for (const auto& in : k.prologue) in.run(in, whole);
+  for (std::size_t start = first; start < last; start += block_elements) {
+    const block blk{s, start, last - start < block_elements ? last - start : block_elements};
+    for (const auto& in : k.body) in.run(in, blk);
+  }
+}
+
+// The bytes of a literal's value in its node type.
+inline void literal_bytes(const ir::expr_node& n, unsigned char* out) {
+  auto put = [out](auto v) { std::memcpy(out, &v, sizeof v); };
+  switch (n.type) {
+    case dtype::boolean: return put(n.ivalue != 0);
+    case dtype::int32: return put(static_cast<std::int32_t>(n.ivalue));
+    case dtype::int64: return put(static_cast<std::int64_t>(n.ivalue));
+    case dtype::float32: return put(static_cast<float>(n.fvalue));
+    case dtype::float64: return put(n.fvalue);
+#ifdef STREAMDSL_HAS_HALF
+    case dtype::float16: return put(detail::element::convert<__half>(n.fvalue));
+    case dtype::bfloat16: return put(detail::element::convert<__nv_bfloat16>(n.fvalue));
+#else
+    case dtype::float16:
+    case dtype::bfloat16: break;
+#endif
+  }
+  throw std::logic_error("streamdsl host executor: a literal of type " + std::string(name_of(n.type)) +
+                         " needs CUDA's headers on the host");
+}
+
+// Compiles the kernels of one plan for one run. `memory[b]` is where buffer b
+// lives (caller memory or a workspace slot; nullptr for register temps);
+// `params[p]` points at the bytes of param p's value.
+//
+// Scratch columns are reference counted: a node's value holds its column
+// until the last parent has read it, and a value passed on unchanged (a cast
+// to the same type) shares the column. Constant and register columns are
+// pinned for the whole kernel.
+class kernel_compiler {
+ public:
+  kernel_compiler(const plan_view& plan, std::vector<std::byte*> memory, std::vector<const unsigned char*> params,
+                  std::vector<std::size_t> domain_extent)
+      : plan_(plan),
+        memory_(std::move(memory)),
+        params_(std::move(params)),
+        extents_(std::move(domain_extent)),
+        uses_(plan.ir.nodes.size(), 0),
+        memo_(plan.ir.nodes.size()),
+        register_column_(plan.ir.buffers.size(), -1),
+        register_state_(plan.ir.buffers.size(), unwritten) {}
+
+  kernel_program compile(std::size_t k) {
+    start_kernel(plan_.kernels[k].domain);
+    for (auto s : plan_.kernel_statements(k)) compile_statement(plan_.ir.stmts[static_cast<std::size_t>(s)]);
+    program_.columns = refs_.size();
+    return std::move(program_);
+  }
+
+ private:
+  struct value {
+    operand where;
+    bool constant = false;  // the same in every block: computed in the prologue
+    bool set = false;
+  };
+  enum register_state : unsigned char { unwritten, zeroed, written };
+  static constexpr int pinned = -1;
+
+  // --- columns ------------------------------------------------------------------
+  operand new_column(dtype t) {
+    std::int32_t c;
+    if (!free_.empty()) {
+      c = free_.back();
+      free_.pop_back();
+      refs_[static_cast<std::size_t>(c)] = 1;
+    } else {
+      c = static_cast<std::int32_t>(refs_.size());
+      refs_.push_back(1);
+    }
+    return {false, t, c, nullptr};
+  }
+  int& refs(const operand& o) { return refs_[static_cast<std::size_t>(o.column)]; }
+  bool counted(const operand& o) { return !o.in_memory && refs(o) != pinned; }
+  void pin(const operand& o) { refs(o) = pinned; }
+  void hold(const operand& o) {
+    if (counted(o)) ++refs(o);
+  }
+  void drop(const operand& o) {
+    if (counted(o) && --refs(o) == 0) free_.push_back(o.column);
+  }
+
+  void start_kernel(std::int32_t domain) {
+    program_ = {};
+    domain_ = domain;
+    program_.extent = domain < 0 ? 1 : extents_[static_cast<std::size_t>(domain)];
+    refs_.clear();
+    free_.clear();
+    constants_.clear();
+    for (auto b : registers_) {
+      register_column_[static_cast<std::size_t>(b)] = -1;
+      register_state_[static_cast<std::size_t>(b)] = unwritten;
+    }
+    registers_.clear();
+  }
+
+  // --- instructions -----------------------------------------------------------------
+  // Emits `in` writing a new column of type t. An instruction reading only
+  // constants is itself constant: it goes to the prologue, once per kernel
+  // (an identical one is shared).
+  value emit(instruction in, dtype t, bool constant) {
+    if (constant) {
+      for (const auto& c : constants_)
+        if (c.run == in.run && c.code == in.code && c.a == in.a && c.b == in.b && c.c == in.c &&
+            c.out.type == t && std::memcmp(c.value, in.value, sizeof in.value) == 0)
+          return {c.out, true, true};
+      in.out = new_column(t);
+      pin(in.out);
+      program_.prologue.push_back(in);
+      constants_.push_back(in);
+      return {in.out, true, true};
+    }
+    in.out = new_column(t);
+    program_.body.push_back(in);
+    return {in.out, false, true};
+  }
+
+  // v as type t, held once more by the caller.
+  value as_type(const value& v, dtype t) {
+    if (v.where.type == t) {
+      hold(v.where);
+      return v;
+    }
+    instruction in;
+    in.run = convert_fn(t, v.where.type);
+    in.a = v.where;
+    return emit(in, t, v.constant);
+  }
+
+  // --- statements -----------------------------------------------------------------
+  // How many times each node of the statement's tree is read (the root once, by the store).
+  void count_uses(std::int32_t root) {
+    stack_.assign(1, root);
+    touched_.assign(1, root);
+    uses_[static_cast<std::size_t>(root)] = 1;
+    while (!stack_.empty()) {
+      const auto& n = plan_.ir.nodes[static_cast<std::size_t>(stack_.back())];
+      stack_.pop_back();
+      for (auto child : {n.a, n.b, n.c}) {
+        if (child < 0) continue;
+        if (uses_[static_cast<std::size_t>(child)]++ == 0) {
+          stack_.push_back(child);
+          touched_.push_back(child);
+        }
+      }
+    }
+  }
+
+  void compile_statement(const ir::statement& s) {
+    count_uses(s.root);
+    store(s.target, evaluate(s.root));
+    read_done(s.root);
+    // A node shared with a later statement is evaluated again there: the
+    // buffers it reads may have changed in between.
+    for (auto n : touched_) memo_[static_cast<std::size_t>(n)] = {};
+  }
+
+  // A parent has read node's value.
+  void read_done(std::int32_t node) {
+    if (--uses_[static_cast<std::size_t>(node)] == 0) drop(memo_[static_cast<std::size_t>(node)].where);
+  }
+
+  operand register_of(std::int32_t b) {
+    const auto type = plan_.ir.buffers[static_cast<std::size_t>(b)].type;
+    auto& c = register_column_[static_cast<std::size_t>(b)];
+    if (c < 0) {
+      const auto o = new_column(type);
+      pin(o);
+      c = o.column;
+      registers_.push_back(b);
+    }
+    return {false, type, c, nullptr};
+  }
+
+  void store(std::int32_t target, const value& r) {
+    const auto& info = plan_.ir.buffers[static_cast<std::size_t>(target)];
+    const bool in_register = plan_.storage[static_cast<std::size_t>(target)] == storage_register;
+    const operand dest = in_register ? register_of(target)
+                                     : operand{true, info.type, -1, memory_[static_cast<std::size_t>(target)]};
+    if (in_register) register_state_[static_cast<std::size_t>(target)] = written;
+    if (r.where == dest) return;
+    // The instruction that computed the root can write the target itself:
+    // every loop reads element i of its operands before writing element i.
+    if (counted(r.where) && refs(r.where) == 1 && r.where.type == dest.type && !program_.body.empty() &&
+        program_.body.back().out == r.where) {
+      program_.body.back().out = dest;
+      return;
+    }
+    instruction in;
+    in.run = convert_fn(dest.type, r.where.type);
+    in.a = r.where;
+    in.out = dest;
+    program_.body.push_back(in);
+  }
+
+  value evaluate(std::int32_t id) {
+    auto& memo = memo_[static_cast<std::size_t>(id)];
+    if (!memo.set) memo = compute(plan_.ir.nodes[static_cast<std::size_t>(id)]);
+    return memo;
+  }
+
+  // The node's value, held once (by the memo).
+  value compute(const ir::expr_node& n) {
+    switch (n.code) {
+      case ir::op::load: return load(n.ref);
+      case ir::op::param: {
+        instruction in;
+        in.run = fill_fn(n.type);
+        std::memcpy(in.value, params_[static_cast<std::size_t>(n.ref)], size_of(n.type));
+        return emit(in, n.type, true);
+      }
+      case ir::op::literal: {
+        instruction in;
+        in.run = fill_fn(n.type);
+        literal_bytes(n, in.value);
+        return emit(in, n.type, true);
+      }
+      case ir::op::cast: {  // the conversion to the compute type is the operation
+        const value a = evaluate(n.a);
+        const value c = as_type(a, n.compute);
+        read_done(n.a);
+        const value r = as_type(c, n.type);
+        drop(c.where);
+        return r;
+      }
+      case ir::op::where: {
+        const input in[] = {operand_of(n.a, dtype::boolean), operand_of(n.b, n.compute), operand_of(n.c, n.compute)};
+        return apply(where_fn(n.compute), n, n.compute, in);
+      }
+      default: break;
+    }
+    if (arity(n.code) == 1) {
+      const input in[] = {operand_of(n.a, n.compute)};
+      return apply(unary_fn(n.code, n.compute), n, n.compute, in);
+    }
+    const input in[] = {operand_of(n.a, n.compute), operand_of(n.b, n.compute)};
+    if (is_predicate(n.code)) return apply(predicate_fn(n.code, n.compute), n, dtype::boolean, in);
+    return apply(arithmetic_fn(n.code, n.compute), n, n.compute, in);
+  }
+
+  value load(std::int32_t b) {
+    const auto& info = plan_.ir.buffers[static_cast<std::size_t>(b)];
+    if (plan_.storage[static_cast<std::size_t>(b)] == storage_register) {
+      const operand col = register_of(b);
+      auto& state = register_state_[static_cast<std::size_t>(b)];
+      if (state == unwritten) {  // read before any write in this kernel: zeros, like fresh workspace
+        instruction in;
+        in.run = fill_fn(info.type);
+        in.out = col;
+        program_.body.push_back(in);
+        state = zeroed;
+      }
+      return {col, false, true};
+    }
+    std::byte* base = memory_[static_cast<std::size_t>(b)];
+    if (info.domain < 0 && domain_ >= 0) {  // a 0-d buffer read over a domain: broadcast
+      instruction in;
+      in.run = broadcast_fn(info.type);
+      in.a = {true, info.type, -1, base};
+      return emit(in, info.type, true);
+    }
+    return {{true, info.type, -1, base}, false, true};
+  }
+
+  struct input {
+    std::int32_t node;
+    value converted;
+  };
+  input operand_of(std::int32_t node, dtype t) { return {node, as_type(evaluate(node), t)}; }
+
+  // Emits the node's operation over `inputs`, releases them, and converts the
+  // result (of type `produced`) to the node's type.
+  value apply(loop_fn run, const ir::expr_node& n, dtype produced, std::span<const input> inputs) {
+    instruction in;
+    in.run = run;
+    in.code = n.code;
+    operand* slots[] = {&in.a, &in.b, &in.c};
+    bool constant = true;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      *slots[i] = inputs[i].converted.where;
+      constant = constant && inputs[i].converted.constant;
+    }
+    const value result = emit(in, produced, constant);
+    for (const auto& i : inputs) {
+      drop(i.converted.where);
+      read_done(i.node);
+    }
+    const value typed = as_type(result, n.type);
+    drop(result.where);
+    return typed;
+  }
+
+  const plan_view& plan_;
+  std::vector<std::byte*> memory_;
+  std::vector<const unsigned char*> params_;
+  std::vector<std::size_t> extents_;
+
+  kernel_program program_;
+  std::int32_t domain_ = 0;
+  std::vector<int> refs_;  // per column: readers still to come, or pinned
+  std::vector<std::int32_t> free_;
+  std::vector<instruction> constants_;  // prologue instructions, for sharing
+  std::vector<int> uses_;
+  std::vector<value> memo_;
+  std::vector<std::int32_t> stack_, touched_;
+  std::vector<std::int32_t> register_column_;
+  std::vector<register_state> register_state_;
+  std::vector<std::int32_t> registers_;
+};
+
+}  // namespace streamdsl::host_detail
