@@ -474,7 +474,7 @@ std::string generated_program::describe() const {
     out << '#' << i << " [" << v.stream_name(v.stmts[i].stream) << "] " << ir::statement_text(v, v.stmts[i]).view()
         << '\n';
   }
-  if (racy)
+  if (race.buffer >= 0)
     out << "first race as written: buffer " << v.buffer_name(race.buffer) << ", #" << race.first << " and #"
         << race.second << '\n';
   return out.str();
