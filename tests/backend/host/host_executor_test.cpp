@@ -1,0 +1,485 @@
+// The host executor runs plans with the meaning of DESIGN §2: program order
+// per stream, event and stream waits, entry and exit edges, temps in
+// registers and workspace slots, 0-d buffers, params, several domains.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <thread>
+
+#include "host_test_support.hpp"
+
+namespace {
+
+using host_test::ramp;
+
+constexpr auto seed = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  auto z = p.output<float>("z");
+  auto side = p.stream("side");
+  auto e = p.event("e");
+  sd::with_stream(side, [&] {
+    y = x + 1;
+    e.record();
+  });
+  e.wait();
+  z = y * 2;
+});
+
+}  // namespace
+
+TEST_CASE("seed: y on the side stream, z on main after the wait", "[host][seed]") {
+  const std::size_t n = GENERATE(std::size_t{1}, std::size_t{511}, std::size_t{512}, std::size_t{1000});
+  const auto x = ramp<float>(n, -3.0f, 0.5f);
+  std::vector<float> y(n, -1.0f), z(n, -1.0f);
+  sd::host_executor ex;
+  for (int repeat = 0; repeat < 2; ++repeat) {  // an executor runs any number of times
+    ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; ++i) wrong += y[i] != x[i] + 1 || z[i] != (x[i] + 1) * 2;
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("binding forms: span, const span, pointer and count, vectors", "[host][bindings]") {
+  constexpr std::size_t n = 64;
+  const auto x = ramp<float>(n, 0.0f, 1.0f);
+  float y[n];
+  std::vector<float> z(n);
+  sd::host_executor ex;
+  ex.run(seed, sd::bind("x", std::span<const float>(x)), sd::bind("y", y, n), sd::bind("z", std::span<float>(z)));
+  CHECK(y[10] == 11.0f);
+  CHECK(z[10] == 22.0f);
+  std::vector<sd::binding> list{sd::bind("x", x), sd::bind("y", std::span<float, n>(y)), sd::bind("z", z)};
+  ex.run(seed, list);  // a list built at run time
+  CHECK(z[63] == 128.0f);
+}
+
+TEST_CASE("empty domains run nothing and accept null pointers", "[host][bindings]") {
+  sd::host_executor ex;
+  ex.run(seed, sd::bind<const float>("x", nullptr, 0), sd::bind<float>("y", nullptr, 0),
+         sd::bind<float>("z", nullptr, 0));
+  SUCCEED("nothing to compute, nothing touched");
+}
+
+namespace {
+constexpr auto accumulate = sd::program([](sd::builder& p) {
+  auto x = p.input<double>("x");
+  auto acc = p.inout<double>("acc");
+  auto count = p.inout<std::int32_t>("count", sd::scalar);
+  acc += x * 2;
+  count += 1;
+});
+}  // namespace
+
+TEST_CASE("inout buffers read their old contents and keep the result", "[host][inout]") {
+  constexpr std::size_t n = 700;
+  const auto x = ramp<double>(n, 1.0, 1.0);
+  std::vector<double> acc(n, 0.5);
+  std::int32_t count = 10;
+  sd::host_executor ex;
+  for (int r = 0; r < 3; ++r) ex.run(accumulate, sd::bind("x", x), sd::bind("acc", acc), sd::bind("count", &count, 1));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += acc[i] != 0.5 + 3 * 2 * x[i];
+  CHECK(wrong == 0);
+  CHECK(count == 13);
+}
+
+namespace {
+// A 0-d input and a 0-d output computed from it on one stream; the 0-d
+// result broadcast over a domain on another stream after a wait.
+constexpr auto scalars = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto s0 = p.input<float>("s0", sd::scalar);
+  auto alpha = p.param<float>("alpha");
+  auto s1 = p.output<float>("s1", sd::scalar);
+  auto y = p.output<float>("y");
+  auto z = p.output<float>("z");
+  auto side = p.stream("side");
+  auto ready = p.event("ready");
+  sd::with_stream(side, [&] {
+    s1 = s0 * 2 + alpha;
+    ready.record();
+  });
+  y = x * s0;  // main reads the 0-d input: broadcast
+  ready.wait();
+  z = x / s1 + 1;  // the 0-d result of the side stream: broadcast
+});
+}  // namespace
+
+TEST_CASE("0-d buffers broadcast over a domain and are written by 0-d kernels", "[host][scalar]") {
+  constexpr std::size_t n = 1500;
+  const auto x = ramp<float>(n, 1.0f, 0.5f);
+  const float s0 = 1.5f;
+  float s1 = -1.0f;
+  std::vector<float> y(n), z(n);
+  sd::host_executor ex;
+  ex.run(scalars, sd::bind("x", x), sd::bind("s0", &s0, 1), sd::bind("alpha", 0.25f), sd::bind("s1", &s1, 1),
+         sd::bind("y", y), sd::bind("z", z));
+  CHECK(s1 == 1.5f * 2 + 0.25f);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += y[i] != x[i] * 1.5f || z[i] != x[i] / s1 + 1;
+  CHECK(wrong == 0);
+}
+
+namespace {
+// t lives in a register (one kernel); u crosses a sync on one stream and
+// v crosses streams, so both need workspace slots.
+constexpr auto temps = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto t = p.temp<float>("t");
+  auto u = p.temp<float>("u");
+  auto v = p.temp<double>("v");
+  auto y = p.output<float>("y");
+  auto z = p.output<double>("z");
+  auto side = p.stream("side");
+  auto split = p.event("split");
+  auto done = p.event("done");
+  t = x + 1;
+  y = t * t;
+  u = y - x;
+  split.record();  // ends the kernel: u is read by a second kernel
+  y = u * 2;
+  sd::with_stream(side, [&] {
+    split.wait();
+    v = sd::cast<double>(x) * 3;
+    done.record();
+  });
+  done.wait();
+  z = v + u;
+});
+}  // namespace
+
+TEST_CASE("temps live in registers or workspace slots and hold their values", "[host][temps]") {
+  constexpr auto plan = temps.plan();
+  STATIC_REQUIRE(plan.storage_of("t") == sd::storage_register);
+  STATIC_REQUIRE(plan.storage_of("u") >= 0);
+  STATIC_REQUIRE(plan.storage_of("v") >= 0);
+  constexpr std::size_t n = 1111;
+  const auto x = ramp<float>(n, -2.0f, 0.125f);
+  std::vector<float> y(n);
+  std::vector<double> z(n);
+  sd::host_executor ex;
+  ex.run(temps, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float t = x[i] + 1, u = t * t - x[i];
+    wrong += y[i] != u * 2;
+    wrong += z[i] != double(x[i]) * 3 + double(u);
+  }
+  CHECK(wrong == 0);
+}
+
+namespace {
+// A register temp read before any write in its kernel reads 0 (unspecified
+// by the language of the plan, but the host executor is deterministic).
+constexpr auto temp_read_first = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto t = p.temp<float>("t");
+  auto y = p.output<float>("y");
+  y = t + x;
+  t = x;
+  y = y + t;
+});
+}  // namespace
+
+TEST_CASE("a register temp read before it is written reads zeros in every block", "[host][temps]") {
+  constexpr std::size_t n = 1300;
+  const auto x = ramp<float>(n, 1.0f, 1.0f);
+  std::vector<float> y(n);
+  sd::host_executor ex;
+  ex.run(temp_read_first, sd::bind("x", x), sd::bind("y", y));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += y[i] != 2 * x[i];
+  CHECK(wrong == 0);
+}
+
+namespace {
+constexpr auto nested = sd::program([](sd::builder& p) {
+  auto x = p.input<std::int64_t>("x");
+  auto y1 = p.output<std::int64_t>("y1");
+  auto y2 = p.output<std::int64_t>("y2");
+  auto y3 = p.output<std::int64_t>("y3");
+  auto z = p.output<std::int64_t>("z");
+  auto a = p.stream("a");
+  auto b = p.stream("b");
+  auto ea = p.event("ea");
+  auto eb = p.event("eb");
+  sd::with_stream(a, [&] {
+    y1 = x + 1;
+    sd::with_stream(b, [&] {  // the innermost scope wins
+      y2 = x * 3;
+      eb.record();
+    });
+    y3 = y1 - 1;  // back on a
+    ea.record();
+  });
+  ea.wait();
+  eb.wait();
+  z = y1 + y2 + y3;
+});
+}  // namespace
+
+TEST_CASE("nested stream scopes: the innermost stream runs the work", "[host][streams]") {
+  constexpr auto plan = nested.plan();
+  STATIC_REQUIRE(plan.statements("a") == 2);
+  STATIC_REQUIRE(plan.statements("b") == 1);
+  constexpr std::size_t n = 900;
+  const auto x = ramp<std::int64_t>(n, -100, 7);
+  std::vector<std::int64_t> y1(n), y2(n), y3(n), z(n);
+  sd::host_executor ex;
+  ex.run(nested, sd::bind("x", x), sd::bind("y1", y1), sd::bind("y2", y2), sd::bind("y3", y3), sd::bind("z", z));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += z[i] != (x[i] + 1) + x[i] * 3 + x[i];
+  CHECK(wrong == 0);
+}
+
+namespace {
+constexpr auto waits_for_stream = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  auto w = p.output<float>("w");
+  auto z = p.output<float>("z");
+  auto side = p.stream("side");
+  sd::with_stream(side, [&] {
+    y = x + 1;
+    w = y * y;
+  });
+  p.main_stream().wait_stream(side);
+  z = y + w;
+});
+}  // namespace
+
+TEST_CASE("wait_stream: main waits for everything issued on side so far", "[host][streams]") {
+  constexpr std::size_t n = 800;
+  const auto x = ramp<float>(n, 0.0f, 0.25f);
+  std::vector<float> y(n), w(n), z(n);
+  sd::host_executor ex;
+  ex.run(waits_for_stream, sd::bind("x", x), sd::bind("y", y), sd::bind("w", w), sd::bind("z", z));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += z[i] != (x[i] + 1) + (x[i] + 1) * (x[i] + 1);
+  CHECK(wrong == 0);
+}
+
+namespace {
+// The second wait binds to the second record of e: main must see c.
+constexpr auto rerecorded = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto a = p.output<float>("a");
+  auto b = p.output<float>("b");
+  auto c = p.output<float>("c");
+  auto d = p.output<float>("d");
+  auto side = p.stream("side");
+  auto e = p.event("e");
+  sd::with_stream(side, [&] {
+    a = x + 1;
+    e.record();
+  });
+  e.wait();
+  b = a * 2;
+  sd::with_stream(side, [&] {
+    c = x + 5;
+    e.record();  // re-recording rebinds later waits
+  });
+  e.wait();
+  d = c + b;
+});
+}  // namespace
+
+TEST_CASE("a re-recorded event: each wait waits for the record it follows", "[host][events]") {
+  constexpr std::size_t n = 600;
+  const auto x = ramp<float>(n, 0.0f, 1.0f);
+  std::vector<float> a(n), b(n), c(n, -1.0f), d(n);
+  sd::host_executor ex;
+  ex.run(rerecorded, sd::bind("x", x), sd::bind("a", a), sd::bind("b", b), sd::bind("c", c), sd::bind("d", d));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += d[i] != (x[i] + 5) + (x[i] + 1) * 2;
+  CHECK(wrong == 0);
+}
+
+namespace {
+// The seed without the wait, and a write-after-read: sd::automatic orders both.
+constexpr auto automatic = sd::program<sd::automatic>([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  auto z = p.output<float>("z");
+  auto w = p.inout<float>("w");
+  auto side = p.stream("side");
+  sd::with_stream(side, [&] { y = x + 1; });
+  z = y * 2 + w;  // reads y (side wrote it) and w
+  sd::with_stream(side, [&] { w = x * 10; });  // overwrites w after main read it
+});
+}  // namespace
+
+TEST_CASE("sd::automatic inserts the syncs a racy program needs", "[host][automatic]") {
+  constexpr auto plan = automatic.plan();
+  STATIC_REQUIRE(plan.waits("main") >= 1);
+  STATIC_REQUIRE(plan.waits("side") >= 1);
+  constexpr std::size_t n = 1024;
+  const auto x = ramp<float>(n, 0.0f, 1.0f);
+  std::vector<float> y(n, -1.0f), z(n), w(n, 3.0f);
+  sd::host_executor ex;
+  ex.run(automatic, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z), sd::bind("w", w));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += z[i] != (x[i] + 1) * 2 + 3.0f || w[i] != x[i] * 10;
+  CHECK(wrong == 0);
+}
+
+namespace {
+template <sd::options O>
+constexpr auto chain = sd::program<O>([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto t = p.temp<float>("t");
+  auto y = p.output<float>("y");
+  auto z = p.output<float>("z");
+  t = x * 2;
+  y = t + 1;
+  z = sd::relu(y - 3) * t;
+  y = y * y;
+});
+}  // namespace
+
+TEST_CASE("fusion on and off give the same results", "[host][fusion]") {
+  STATIC_REQUIRE(chain<sd::checked>.plan().kernel_count() == 1);
+  STATIC_REQUIRE(chain<sd::no_fusion>.plan().kernel_count() == 4);
+  constexpr std::size_t n = 1234;
+  const auto x = ramp<float>(n, -5.0f, 0.01f);
+  std::vector<float> y1(n), z1(n), y2(n), z2(n);
+  sd::host_executor ex;
+  ex.run(chain<sd::checked>, sd::bind("x", x), sd::bind("y", y1), sd::bind("z", z1));
+  ex.run(chain<sd::no_fusion>, sd::bind("x", x), sd::bind("y", y2), sd::bind("z", z2));
+  CHECK(y1 == y2);
+  CHECK(z1 == z2);
+  const float t = x[1000] * 2, y = t + 1;
+  CHECK(z1[1000] == std::max(y - 3, 0.0f) * t);
+  CHECK(y1[1000] == y * y);
+}
+
+namespace {
+constexpr const char* stream_names[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"};
+constexpr const char* buffer_names[] = {"y0", "y1", "y2", "y3", "y4", "y5", "y6", "y7"};
+constexpr const char* event_names[] = {"e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7"};
+
+// Eight side streams each compute their own output; main joins them. All
+// side streams run at once: each waits only for main's entry record.
+constexpr auto many = sd::program([](sd::builder& p) {
+  auto x = p.input<std::int32_t>("x");
+  auto z = p.output<std::int32_t>("z");
+  z = x;
+  for (int k = 0; k < 8; ++k) {
+    auto s = p.stream(stream_names[k]);
+    auto y = p.output<std::int32_t>(buffer_names[k]);
+    auto e = p.event(event_names[k]);
+    sd::with_stream(s, [&] {
+      y = x * k + k;
+      e.record();
+    });
+    e.wait();
+    z += y;
+  }
+});
+}  // namespace
+
+TEST_CASE("many streams: eight side streams joined on main", "[host][streams]") {
+  STATIC_REQUIRE(many.plan().stream_count() == 9);
+  constexpr std::size_t n = 2000;
+  const auto x = ramp<std::int32_t>(n, -1000, 1);
+  std::vector<std::vector<std::int32_t>> y(8, std::vector<std::int32_t>(n));
+  std::vector<std::int32_t> z(n);
+  std::vector<sd::binding> list{sd::bind("x", x), sd::bind("z", z)};
+  for (int k = 0; k < 8; ++k) list.push_back(sd::bind(buffer_names[k], y[static_cast<std::size_t>(k)]));
+  sd::host_executor ex;
+  ex.run(many, list);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += z[i] != x[i] + x[i] * 28 + 28;  // sum of k and of x*k, k < 8
+  CHECK(wrong == 0);
+}
+
+namespace {
+constexpr auto two_domains = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto x = p.input<float>("x");
+  auto u = p.input<float>("u", m);
+  auto y = p.output<float>("y");
+  auto v = p.output<float>("v", m);
+  auto side = p.stream("side");
+  y = x + 1;
+  sd::with_stream(side, [&] { v = u * 2; });
+  y = y * 3;
+});
+}  // namespace
+
+TEST_CASE("buffers of two domains with different extents", "[host][domains]") {
+  constexpr auto plan = two_domains.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 2);
+  const auto x = ramp<float>(1025, 0.0f, 1.0f);
+  const auto u = ramp<float>(37, 5.0f, 1.0f);
+  std::vector<float> y(1025), v(37);
+  sd::host_executor ex;
+  ex.run(two_domains, sd::bind("x", x), sd::bind("u", u), sd::bind("y", y), sd::bind("v", v));
+  CHECK(y[1024] == (1024.0f + 1) * 3);
+  CHECK(v[36] == 41.0f * 2);
+}
+
+TEST_CASE("large kernels are split across helper threads", "[host][parallel]") {
+  constexpr std::size_t n = 5 * sd::host_detail::kernel_team::chunk_elements + 77;
+  const auto x = ramp<float>(n, 0.0f, 1.0f);
+  std::vector<float> y(n), z(n);
+  sd::host_options options;
+  options.kernel_helpers = 3;
+  sd::host_executor ex(options);
+  ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += z[i] != (x[i] + 1) * 2;
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("a plan built at run time runs through the plan_view overload", "[host][runtime-plan]") {
+  sd::builder b;
+  auto x = b.input<float>("x");
+  auto k = b.param<float>("k");
+  auto y = b.output<float>("y");
+  auto side = b.stream("side");
+  sd::with_stream(side, [&] { y = x * k; });
+  auto model = sd::passes::schedule(std::move(b.ir), sd::automatic);
+  REQUIRE(model.ir.ok());
+  const auto plan = sd::view_of(model);
+  constexpr std::size_t n = 100;
+  const auto xs = ramp<float>(n, 1.0f, 1.0f);
+  std::vector<float> ys(n);
+  const std::vector<sd::binding> list{sd::bind("x", xs), sd::bind("k", 4.0f), sd::bind("y", ys)};
+  sd::host_executor ex;
+  ex.run(plan, list);
+  CHECK(ys[99] == 400.0f);
+}
+
+TEST_CASE("runs from several threads on one executor are serialised", "[host][threads]") {
+  constexpr std::size_t n = 3000;
+  const auto x = ramp<float>(n, 0.0f, 1.0f);
+  std::vector<float> y1(n), z1(n), y2(n), z2(n);
+  sd::host_executor ex;
+  std::thread other([&] { ex.run(seed, sd::bind("x", x), sd::bind("y", y1), sd::bind("z", z1)); });
+  ex.run(seed, sd::bind("x", x), sd::bind("y", y2), sd::bind("z", z2));
+  other.join();
+  CHECK(z1 == z2);
+  CHECK(z1[2999] == 6000.0f);
+}
+
+TEST_CASE("a failure inside a stream reaches the caller without a deadlock", "[host][failure]") {
+  constexpr std::size_t n = 100;
+  const auto x = ramp<float>(n, 0.0f, 1.0f);
+  std::vector<float> y(n), z(n);
+  constexpr auto plan = seed.plan();
+  sd::host_executor ex;
+  // Fail at each op in turn: a side stream before its record (main waits for
+  // it), main before its entry record (side waits for it), and the others.
+  for (std::size_t failing = 0; failing < plan.ops.size(); ++failing) {
+    sd::host_detail::executor_test_access::set_before_op(ex, [failing](std::int32_t op) {
+      if (static_cast<std::size_t>(op) == failing) throw std::runtime_error("injected failure");
+    });
+    CHECK_THROWS_WITH(ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z)), "injected failure");
+  }
+  sd::host_detail::executor_test_access::set_before_op(ex, nullptr);
+  ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));  // still usable
+  CHECK(z[99] == 200.0f);
+}
