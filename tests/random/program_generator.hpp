@@ -70,6 +70,8 @@ struct generated_program {
 };
 
 generated_program generate_program(std::uint64_t seed);
+// The typed family alone (generate_program picks it for one seed in five).
+generated_program generate_typed_program(std::uint64_t seed);
 
 // The caller's arrays for one run: every buffer of its domain's extent,
 // inputs, inouts and outputs filled with values drawn from `seed` (temps too,

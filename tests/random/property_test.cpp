@@ -10,6 +10,8 @@
 #include <catch2/catch.hpp>
 
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <streamdsl/streamdsl.hpp>
 
@@ -24,7 +26,54 @@ namespace {
 struct tally {
   std::uint64_t programs = 0, checked = 0, automatic = 0, racy = 0, syncs_left_out = 0, schedules = 0, failures = 0;
   std::ostringstream report;  // the first failures in full
+  std::map<std::string, std::uint64_t> features;  // how many programs show each feature
 };
+
+// What a program exercises, so the summary shows the generator's reach.
+void count_features(tally& t, const rt::generated_program& g, const sd::plan_model& m) {
+  const auto& p = g.user;
+  std::set<std::string> seen;
+  std::vector<int> records(p.events.size(), 0);
+  std::vector<int> writer_stream(p.buffers.size(), -1);
+  std::set<int> streams, domains;
+  for (const auto& s : p.stmts) {
+    streams.insert(s.stream);
+    if (s.kind == sd::ir::stmt_kind::record && ++records[static_cast<std::size_t>(s.event)] == 2)
+      seen.insert("event re-recorded");
+    if (s.kind == sd::ir::stmt_kind::wait_stream) seen.insert("wait_stream");
+    if (s.kind != sd::ir::stmt_kind::assign) continue;
+    const auto& target = p.buffers[static_cast<std::size_t>(s.target)];
+    domains.insert(target.domain);
+    if (target.domain < 0) seen.insert("0-d target");
+    std::vector<std::int32_t> reads;
+    rt::loads_of(p, s.root, reads);
+    for (auto b : reads) {
+      const auto& info = p.buffers[static_cast<std::size_t>(b)];
+      if (info.kind == sd::ir::access::temp && writer_stream[static_cast<std::size_t>(b)] >= 0 &&
+          writer_stream[static_cast<std::size_t>(b)] != s.stream)
+        seen.insert("temp read on another stream");
+      if (b == s.target && info.kind == sd::ir::access::inout) seen.insert("inout read-modify-write");
+    }
+    writer_stream[static_cast<std::size_t>(s.target)] = s.stream;
+  }
+  for (const auto& n : p.nodes)
+    if (n.code == sd::ir::op::param) seen.insert("param");
+  if (streams.size() > 1) seen.insert("several streams");
+  if (domains.size() > 1) seen.insert("several domains");
+  const auto v = sd::view_of(m);
+  std::vector<int> slot_users(v.slots.size(), 0);
+  for (std::size_t b = 0; b < v.storage.size(); ++b) {
+    if (v.storage[b] == sd::storage_register) seen.insert("register temp");
+    if (v.storage[b] >= 0 && ++slot_users[static_cast<std::size_t>(v.storage[b])] == 2) seen.insert("slot reused");
+  }
+  if (!v.slots.empty()) seen.insert("workspace slot");
+  for (std::size_t k = 0; k < v.kernels.size(); ++k)
+    if (v.kernels[k].count > 1) seen.insert("fused kernel");
+  for (const auto& op : v.ops)
+    if (op.role == sd::sync_role::automatic) seen.insert("sync inserted");
+  if (v.has_note("already implied")) seen.insert("redundant wait removed");
+  for (const auto& f : seen) ++t.features[f];
+}
 
 void fail(tally& t, const rt::generated_program& g, const std::string& what, const sd::plan_model* m = nullptr) {
   if (++t.failures > 5) return;
@@ -90,6 +139,7 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
     }
     // The program's own options, then the same program under the others.
     check_schedule(t, g, g.opts);
+    if (const auto m = sd::passes::schedule(g.user, g.opts); m.ir.ok()) count_features(t, g, m);
     for (auto sync : {sd::checked, sd::automatic})
       for (bool fusion : {true, false})
         for (auto placement : {sd::placement_policy::strict, sd::placement_policy::relaxed}) {
@@ -102,8 +152,10 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
   std::cout << "random programs: " << t.programs << " generated (" << t.checked << " checked, " << t.automatic
             << " automatic; " << t.racy << " race as written, " << t.syncs_left_out
             << " syncs left to the scheduler), " << t.schedules << " schedules checked, " << t.failures
-            << " failures\n"
-            << t.report.str();
+            << " failures\n";
+  std::cout << "programs with:";
+  for (const auto& [feature, n] : t.features) std::cout << ' ' << feature << ' ' << n << ',';
+  std::cout << '\n' << t.report.str();
   CHECK(t.failures == 0);
 }
 
