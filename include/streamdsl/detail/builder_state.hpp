@@ -160,10 +160,9 @@ class builder_state {
     n.a = c.node;
     n.b = a.node;
     n.c = b.node;
-    // join_domain takes nodes: join the condition with the branch that
-    // carries the branches' domain (the other one is 0-d or agrees).
+    // join_domain takes nodes: join c with whichever branch carries the branches' domain.
     const auto branches = join_domain(a.node, b.node);
-    n.domain = join_domain(c.node, branches == ir.nodes[a.node].domain ? a.node : b.node);
+    n.domain = join_domain(c.node, ir.nodes[a.node].domain == branches ? a.node : b.node);
     const auto power = a.type.power > b.type.power ? a.type.power : b.type.power;
     operand r{push(n), {ta, power > c.type.power ? power : c.type.power}};
     if (c.type.type != dtype::boolean)

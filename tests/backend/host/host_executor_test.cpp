@@ -7,26 +7,11 @@
 #include <thread>
 
 #include "host_test_support.hpp"
-
-namespace {
+#include "test_programs.hpp"
 
 using host_test::ramp;
-
-constexpr auto seed = sd::program([](sd::builder& p) {
-  auto x = p.input<float>("x");
-  auto y = p.output<float>("y");
-  auto z = p.output<float>("z");
-  auto side = p.stream("side");
-  auto e = p.event("e");
-  sd::with_stream(side, [&] {
-    y = x + 1;
-    e.record();
-  });
-  e.wait();
-  z = y * 2;
-});
-
-}  // namespace
+using host_test::rerecorded;
+using host_test::seed;
 
 TEST_CASE("seed: y on the side stream, z on main after the wait", "[host][seed]") {
   const std::size_t n = GENERATE(std::size_t{1}, std::size_t{511}, std::size_t{512}, std::size_t{1000});
@@ -261,30 +246,6 @@ TEST_CASE("wait_stream: main waits for everything issued on side so far", "[host
   CHECK(wrong == 0);
 }
 
-namespace {
-// The second wait binds to the second record of e: main must see c.
-constexpr auto rerecorded = sd::program([](sd::builder& p) {
-  auto x = p.input<float>("x");
-  auto a = p.output<float>("a");
-  auto b = p.output<float>("b");
-  auto c = p.output<float>("c");
-  auto d = p.output<float>("d");
-  auto side = p.stream("side");
-  auto e = p.event("e");
-  sd::with_stream(side, [&] {
-    a = x + 1;
-    e.record();
-  });
-  e.wait();
-  b = a * 2;
-  sd::with_stream(side, [&] {
-    c = x + 5;
-    e.record();  // re-recording rebinds later waits
-  });
-  e.wait();
-  d = c + b;
-});
-}  // namespace
 
 TEST_CASE("a re-recorded event: each wait waits for the record it follows", "[host][events]") {
   constexpr std::size_t n = 600;
@@ -355,41 +316,17 @@ TEST_CASE("fusion on and off give the same results", "[host][fusion]") {
   CHECK(y1[1000] == y * y);
 }
 
-namespace {
-constexpr const char* stream_names[] = {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"};
-constexpr const char* buffer_names[] = {"y0", "y1", "y2", "y3", "y4", "y5", "y6", "y7"};
-constexpr const char* event_names[] = {"e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7"};
-
-// Eight side streams each compute their own output; main joins them. All
-// side streams run at once: each waits only for main's entry record.
-constexpr auto many = sd::program([](sd::builder& p) {
-  auto x = p.input<std::int32_t>("x");
-  auto z = p.output<std::int32_t>("z");
-  z = x;
-  for (int k = 0; k < 8; ++k) {
-    auto s = p.stream(stream_names[k]);
-    auto y = p.output<std::int32_t>(buffer_names[k]);
-    auto e = p.event(event_names[k]);
-    sd::with_stream(s, [&] {
-      y = x * k + k;
-      e.record();
-    });
-    e.wait();
-    z += y;
-  }
-});
-}  // namespace
 
 TEST_CASE("many streams: eight side streams joined on main", "[host][streams]") {
-  STATIC_REQUIRE(many.plan().stream_count() == 9);
+  STATIC_REQUIRE(host_test::many_streams.plan().stream_count() == 9);
   constexpr std::size_t n = 2000;
   const auto x = ramp<std::int32_t>(n, -1000, 1);
   std::vector<std::vector<std::int32_t>> y(8, std::vector<std::int32_t>(n));
   std::vector<std::int32_t> z(n);
   std::vector<sd::binding> list{sd::bind("x", x), sd::bind("z", z)};
-  for (int k = 0; k < 8; ++k) list.push_back(sd::bind(buffer_names[k], y[static_cast<std::size_t>(k)]));
+  for (int k = 0; k < 8; ++k) list.push_back(sd::bind(host_test::buffer_names[k], y[static_cast<std::size_t>(k)]));
   sd::host_executor ex;
-  ex.run(many, list);
+  ex.run(host_test::many_streams, list);
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += z[i] != x[i] + x[i] * 28 + 28;  // sum of k and of x*k, k < 8
   CHECK(wrong == 0);

@@ -127,9 +127,11 @@ class kernel_compiler {
   static constexpr int pinned = -1;
 
   // --- columns ------------------------------------------------------------------
-  operand new_column(dtype t) {
+  // A constant column is written once, by the prologue, before any block:
+  // it must never have been a body temporary, so it is always a fresh one.
+  operand new_column(dtype t, bool for_constant = false) {
     std::int32_t c;
-    if (!free_.empty()) {
+    if (!free_.empty() && !for_constant) {
       c = free_.back();
       free_.pop_back();
       refs_[static_cast<std::size_t>(c)] = 1;
@@ -173,7 +175,7 @@ class kernel_compiler {
         if (c.run == in.run && c.code == in.code && c.a == in.a && c.b == in.b && c.c == in.c &&
             c.out.type == t && std::memcmp(c.value, in.value, sizeof in.value) == 0)
           return {c.out, true, true};
-      in.out = new_column(t);
+      in.out = new_column(t, true);
       pin(in.out);
       program_.prologue.push_back(in);
       constants_.push_back(in);

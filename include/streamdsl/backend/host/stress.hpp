@@ -29,9 +29,14 @@ class delay_source {
   delay_source(const stress& s, std::uint64_t run, std::uint64_t stream)
       : state_(mix(mix(s.seed) ^ mix(run * 0x632BE59BD9B4E019ull + stream))), max_us_(s.max_delay_us) {}
 
-  void pause() {
+  // The next delay, uniform in [0, max_delay_us].
+  std::uint64_t next_delay_us() {
     state_ = mix(state_);
-    const auto us = state_ % (static_cast<std::uint64_t>(max_us_) + 1);
+    return state_ % (static_cast<std::uint64_t>(max_us_) + 1);
+  }
+
+  void pause() {
+    const auto us = next_delay_us();
     if (us == 0) return;
     const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
     // Short delays spin (a sleep lasts at least the timer slack, ~50 us);
