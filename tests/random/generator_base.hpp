@@ -90,9 +90,12 @@ class generator_base {
     g.opts.placement = r_.chance(0.25) ? placement_policy::relaxed : placement_policy::strict;
   }
 
-  std::size_t random_stream_count() {
+  // Mostly 2 to 4; a few programs have many streams, for sync insertion
+  // and redundant-wait removal to work harder.
+  std::size_t random_stream_count(std::size_t most = 8) {
     const auto x = r_.below(100);
-    return x < 10 ? 1 : x < 45 ? 2 : x < 80 ? 3 : 4;
+    const std::size_t n = x < 10 ? 1 : x < 42 ? 2 : x < 74 ? 3 : x < 94 ? 4 : static_cast<std::size_t>(r_.between(5, 8));
+    return n < most ? n : most;
   }
 
   // Mostly small (fast, and edge-heavy: 1, powers of two and their

@@ -78,16 +78,9 @@ class order_model {
     return out;
   }
 
-  // Whether everything issued on stream `t` so far happens before the next
-  // statement on `s` (so a wait for `t` adds nothing).
-  bool knows_all_of(std::int32_t s, std::int32_t t) const {
-    for (std::size_t i = 0; i < next_; ++i)
-      if (stream_of_[i] == t && !done_[static_cast<std::size_t>(s)].contains(i) && s != t) return false;
-    return true;
-  }
-
-  // Whether the latest record of `event` (statement `record`) captured every
-  // access of `buffers` on stream `t` that a statement on `s` conflicts with.
+  // Whether record statement `record` captured every access on stream `t`
+  // that a statement on `s` reading `reads` and writing `target` conflicts
+  // with (so waiting for that record orders them all).
   bool record_covers(std::size_t record, std::int32_t s, const std::vector<std::int32_t>& reads,
                      std::int32_t target, std::int32_t t) const {
     for (const auto& a : conflicts(s, reads, target))
@@ -123,7 +116,6 @@ class order_model {
   void step(const ir::program& p, std::size_t i) {
     const auto& st = p.stmts[i];
     const auto s = static_cast<std::size_t>(st.stream);
-    stream_of_.push_back(st.stream);
     captured_.emplace_back();
     switch (st.kind) {
       case ir::stmt_kind::assign: {
@@ -158,7 +150,6 @@ class order_model {
 
   std::vector<index_set> done_;      // per stream: statements that happen before its next statement
   std::vector<index_set> captured_;  // per record statement: what a wait on it learns
-  std::vector<std::int32_t> stream_of_;
   std::vector<std::vector<access>> accesses_;  // per buffer, in program order
   std::vector<bool> written_;
   std::size_t next_ = 0;

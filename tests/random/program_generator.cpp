@@ -80,7 +80,7 @@ class dynamic_generator : public generator_base {
       b_.add_param(keep("p" + std::to_string(i)), t);
       g.inputs.params.push_back(random_value(r_, t));
     }
-    const auto events = r_.below(4);
+    const auto events = r_.below(streams > 4 ? 7 : 4);
     for (std::size_t i = 0; i < events; ++i) b_.add_event(keep("e" + std::to_string(i)));
   }
 
@@ -89,7 +89,8 @@ class dynamic_generator : public generator_base {
   std::string_view keep(std::string s) { return names_.emplace_back(std::move(s)); }
 
   void write_statements() {
-    const auto assigns = r_.chance(0.1) ? r_.between(25, 60) : r_.between(2, 24);
+    const auto size = r_.below(100);
+    const auto assigns = size < 3 ? r_.between(100, 200) : size < 13 ? r_.between(25, 60) : r_.between(2, 24);
     std::vector<std::int32_t> scopes;
     const auto streams = b_.ir.streams.size();
     for (std::int64_t done = 0; done < assigns;) {

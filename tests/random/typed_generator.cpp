@@ -62,7 +62,7 @@ class typed_generator : public generator_base {
 
   void declare(generated_program& g) {
     streams_.push_back(b_.main_stream());
-    const auto streams = random_stream_count();
+    const auto streams = random_stream_count(4);
     constexpr const char* stream_names[] = {"", "copy", "compute", "side"};
     for (std::size_t s = 1; s < streams; ++s) streams_.push_back(b_.stream(stream_names[s]));
     constexpr const char* event_names[] = {"ready", "done", "again"};
