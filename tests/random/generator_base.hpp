@@ -1,0 +1,200 @@
+#pragma once
+// What both generator families share: random dtypes and values, the choice
+// of sync policy, and the sync emission driven by the tester's order model.
+// Internal to program_generator.cpp and typed_generator.cpp.
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include <streamdsl/detail/builder_state.hpp>
+
+#include "program_generator.hpp"
+
+namespace streamdsl::random_test::generator_detail {
+
+using detail::operand;
+
+inline constexpr dtype host_dtypes[] = {dtype::boolean, dtype::int32, dtype::int64, dtype::float32, dtype::float64};
+
+inline dtype random_dtype(rng& r) {
+  const auto x = r.below(100);
+  if (x < 35) return dtype::float32;
+  if (x < 50) return dtype::float64;
+  if (x < 70) return dtype::int32;
+  if (x < 85) return dtype::int64;
+  return dtype::boolean;
+}
+
+// A value of type t for an input, an output's initial contents or a param:
+// mostly small and exact (so long chains stay finite and distinct), some
+// arbitrary, a few edge cases (signed zero, infinities, extremes, NaN).
+inline scalar random_value(rng& r, dtype t) {
+  const auto x = r.below(100);
+  switch (t) {
+    case dtype::boolean: return scalar::of(r.chance(0.5));
+    case dtype::int32:
+      if (x < 4) {
+        constexpr std::int32_t edges[] = {0, -1, std::numeric_limits<std::int32_t>::min(),
+                                          std::numeric_limits<std::int32_t>::max()};
+        return scalar::of(edges[r.below(4)]);
+      }
+      return scalar::of(static_cast<std::int32_t>(r.between(-20, 20)));
+    case dtype::int64:
+      if (x < 4) {
+        constexpr std::int64_t edges[] = {0, -1, std::numeric_limits<std::int64_t>::min(),
+                                          std::numeric_limits<std::int64_t>::max()};
+        return scalar::of(edges[r.below(4)]);
+      }
+      return scalar::of(static_cast<std::int64_t>(r.between(-1000, 1000)));
+    default: {
+      double v;
+      if (x < 65) {
+        v = static_cast<double>(r.between(-32, 32)) / 8;
+      } else if (x < 95) {
+        v = static_cast<double>(r.next() >> 11) * 0x1.0p-53 * 8 - 4;
+      } else {
+        constexpr double edges[] = {-0.0, 1e30, -1e30, 1e-40, std::numeric_limits<double>::infinity(),
+                                    std::numeric_limits<double>::quiet_NaN()};
+        v = edges[r.below(6)];
+      }
+      return t == dtype::float32 ? scalar::of(static_cast<float>(v)) : scalar::of(v);
+    }
+  }
+}
+
+// What the generator does for a sync an access needs.
+enum class sync_choice { fresh_record, reuse_record, wait_stream };
+
+// Shared by both families: declarations are done, statements are appended
+// through `emit_*` hooks that each family implements its own way.
+class generator_base {
+ public:
+  explicit generator_base(std::uint64_t seed) : r_(seed) {}
+  virtual ~generator_base() = default;
+
+ protected:
+  virtual detail::builder_state& state() = 0;
+  virtual void emit_record(std::int32_t stream, std::int32_t event) = 0;
+  virtual void emit_wait(std::int32_t stream, std::int32_t event) = 0;
+  virtual void emit_wait_stream(std::int32_t waiter, std::int32_t waited) = 0;
+
+  void choose_policy(generated_program& g) {
+    automatic_ = r_.chance(0.45);
+    if (automatic_) {
+      constexpr double keep[] = {0.0, 0.3, 0.6, 0.9};
+      keep_probability_ = keep[r_.below(4)];
+    }
+    g.opts.sync = automatic_ ? sync_policy::automatic : sync_policy::checked;
+    g.opts.fusion = !r_.chance(0.2);
+    g.opts.placement = r_.chance(0.25) ? placement_policy::relaxed : placement_policy::strict;
+  }
+
+  // Mostly 2 to 4; a few programs have many streams, for sync insertion
+  // and redundant-wait removal to work harder.
+  std::size_t random_stream_count(std::size_t most = 8) {
+    const auto x = r_.below(100);
+    const std::size_t n = x < 10 ? 1 : x < 42 ? 2 : x < 74 ? 3 : x < 94 ? 4 : static_cast<std::size_t>(r_.between(5, 8));
+    return n < most ? n : most;
+  }
+
+  // Mostly small (fast, and edge-heavy: 1, powers of two and their
+  // neighbours); a few cross the host executor's 512-element blocks, and a
+  // rare one is large enough for it to split kernels among helper threads.
+  static std::size_t random_extent(rng& r) {
+    constexpr std::size_t favourites[] = {1, 2, 3, 5, 8, 16, 17, 31, 32, 33, 64};
+    constexpr std::size_t blocks[] = {511, 512, 513, 1000, 1537};
+    const auto x = r.below(1000);
+    if (x < 2) return 70001;
+    if (x < 40) return blocks[r.below(5)];
+    return x < 600 ? favourites[r.below(11)] : static_cast<std::size_t>(r.between(1, 50));
+  }
+
+  // Before a statement on `s` that reads `reads` and writes `target`: the
+  // syncs it needs (all of them for sd::checked, some for sd::automatic).
+  void order_before(std::int32_t s, const std::vector<std::int32_t>& reads, std::int32_t target) {
+    std::vector<std::int32_t> skipped;
+    for (;;) {
+      model_->observe(state().ir);
+      std::vector<std::int32_t> pending;
+      for (auto t : model_->unordered_streams(s, reads, target)) {
+        bool skip = false;
+        for (auto k : skipped) skip = skip || k == t;
+        if (!skip) pending.push_back(t);
+      }
+      if (pending.empty()) return;
+      const auto t = r_.pick(pending);
+      if (automatic_ && !r_.chance(keep_probability_)) {
+        skipped.push_back(t);
+        ++syncs_left_out_;
+        continue;
+      }
+      sync_with(s, t, reads, target);
+    }
+  }
+
+  void sync_with(std::int32_t s, std::int32_t t, const std::vector<std::int32_t>& reads, std::int32_t target) {
+    auto& b = state();
+    std::vector<std::int32_t> covering;  // events whose latest record already captured the accesses
+    for (std::int32_t e = 0; e < static_cast<std::int32_t>(b.last_record.size()); ++e) {
+      const auto rec = b.last_record[static_cast<std::size_t>(e)];
+      if (rec >= 0 && b.ir.stmts[static_cast<std::size_t>(rec)].stream == t &&
+          model_->record_covers(static_cast<std::size_t>(rec), s, reads, target, t))
+        covering.push_back(e);
+    }
+    const auto events = static_cast<std::int32_t>(b.ir.events.size());
+    sync_choice c = sync_choice::wait_stream;
+    if (!covering.empty() && r_.chance(0.4))
+      c = sync_choice::reuse_record;
+    else if (events > 0 && r_.chance(0.7))
+      c = sync_choice::fresh_record;
+    switch (c) {
+      case sync_choice::reuse_record: emit_wait(s, r_.pick(covering)); break;
+      case sync_choice::fresh_record: {
+        const auto e = static_cast<std::int32_t>(r_.below(static_cast<std::size_t>(events)));
+        emit_record(t, e);  // may re-record an event: later waits bind to this record
+        emit_wait(s, e);
+        break;
+      }
+      case sync_choice::wait_stream: emit_wait_stream(s, t); break;
+    }
+  }
+
+  // A sync nothing needs (yet): extra ordering, often redundant, sometimes
+  // rebinding an event that a later sync then reuses.
+  void random_sync(std::int32_t current) {
+    auto& b = state();
+    const auto streams = b.ir.streams.size();
+    const auto events = b.ir.events.size();
+    const auto x = r_.below(3);
+    if (x == 0 && events > 0) {
+      emit_record(current, static_cast<std::int32_t>(r_.below(events)));
+    } else if (x == 1 && events > 0) {
+      std::vector<std::int32_t> recorded;
+      for (std::size_t e = 0; e < events; ++e)
+        if (b.last_record[e] >= 0) recorded.push_back(static_cast<std::int32_t>(e));
+      if (!recorded.empty()) emit_wait(current, r_.pick(recorded));
+    } else {
+      // wait_stream on itself is allowed (and a no-op); keep it rare.
+      auto other = static_cast<std::int32_t>(r_.below(streams));
+      if (other == current && streams > 1 && r_.chance(0.8)) other = (other + 1) % static_cast<std::int32_t>(streams);
+      emit_wait_stream(current, other);
+    }
+  }
+
+  void finish(generated_program& g) {
+    model_->observe(state().ir);
+    g.racy = model_->races() > 0;
+    g.race = model_->first_race();
+    g.syncs_left_out = syncs_left_out_;
+    if (!automatic_ && g.racy) throw std::logic_error("generator: an sd::checked program races (generator bug)");
+  }
+
+  rng r_;
+  bool automatic_ = false;
+  double keep_probability_ = 1;
+  std::size_t syncs_left_out_ = 0;
+  std::unique_ptr<order_model> model_;
+};
+
+}  // namespace streamdsl::random_test::generator_detail

@@ -1,0 +1,93 @@
+#pragma once
+// Running a generated program on the host executor and comparing it with the
+// sequential reference: shared by the differential test and the replay tool.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <streamdsl/backend/host/host_executor.hpp>
+#include <streamdsl/passes/schedule.hpp>
+#include <streamdsl/plan/plan_model.hpp>
+
+#include "program_generator.hpp"
+
+namespace streamdsl::random_test {
+
+// A program with its arrays: the reference's result and the executor's.
+struct host_comparison {
+  bool scheduled = false;
+  bool matches = false;
+  std::string why;  // the schedule error, the exception, or the first differing element
+  std::vector<typed_array> initial, expected, actual;
+};
+
+// Bindings for every input, inout, output (the arrays in `arrays`) and param.
+inline std::vector<binding> bindings_for(const generated_program& g, std::vector<typed_array>& arrays) {
+  const auto v = ir::view_of(g.user);
+  std::vector<binding> out;
+  for (std::size_t b = 0; b < v.buffers.size(); ++b) {
+    const auto& info = v.buffers[b];
+    if (info.kind == ir::access::temp) continue;
+    auto& a = arrays[b];
+    const void* data =
+        with_host_type(a.type(), [&](auto tag) -> const void* { return a.span<typename decltype(tag)::type>().data(); });
+    out.push_back(binding::buffer(v.buffer_name(static_cast<std::int32_t>(b)), info.type, data, a.size(),
+                                  info.kind == ir::access::input));
+  }
+  for (std::size_t p = 0; p < v.params.size(); ++p) {
+    const auto& value = g.inputs.params[p];
+    with_host_type(value.type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T x = value.as<T>();
+      out.push_back(binding::param(v.name(v.params[p].name), value.type(), &x));
+    });
+  }
+  return out;
+}
+
+// The first bound buffer element (inputs included: they must be left alone)
+// where `actual` differs from `expected`; empty when none does.
+inline std::string first_difference(const generated_program& g, const std::vector<typed_array>& expected,
+                                    const std::vector<typed_array>& actual) {
+  const auto v = ir::view_of(g.user);
+  for (std::size_t b = 0; b < v.buffers.size(); ++b) {
+    if (v.buffers[b].kind == ir::access::temp) continue;
+    for (std::size_t i = 0; i < expected[b].size(); ++i)
+      if (!expected[b].same_element_at(actual[b], i)) {
+        std::ostringstream why;
+        why << ir::name_of(v.buffers[b].kind) << " '" << v.buffer_name(static_cast<std::int32_t>(b)) << "'[" << i
+            << "] is " << actual[b].get(i).to_string() << ", the reference says " << expected[b].get(i).to_string();
+        return why.str();
+      }
+  }
+  return {};
+}
+
+// Schedules g under its options, runs it on `executor` and on the reference
+// from the same initial arrays (drawn from `data_seed`), and compares.
+inline host_comparison run_and_compare(const generated_program& g, host_executor& executor, std::uint64_t data_seed,
+                                       plan_model* plan_out = nullptr) {
+  host_comparison c;
+  auto m = passes::schedule(g.user, g.opts);
+  if (!g.user.ok() || !m.ir.ok()) {
+    c.why = "does not schedule: " + std::string((g.user.ok() ? m.ir : g.user).errors[0].message.view());
+    return c;
+  }
+  c.scheduled = true;
+  c.initial = make_buffers(g, data_seed);
+  c.expected = c.initial;
+  run_reference(ir::view_of(g.user), g.inputs, c.expected);
+  c.actual = c.initial;
+  const auto bindings = bindings_for(g, c.actual);
+  try {
+    executor.run(view_of(m), bindings);
+    c.why = first_difference(g, c.expected, c.actual);
+  } catch (const std::exception& e) {
+    c.why = std::string("the executor threw: ") + e.what();
+  }
+  c.matches = c.why.empty();
+  if (plan_out != nullptr) *plan_out = static_cast<plan_model&&>(m);
+  return c;
+}
+
+}  // namespace streamdsl::random_test

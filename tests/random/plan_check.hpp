@@ -1,0 +1,176 @@
+#pragma once
+// Checks a scheduled plan without running it: every pair of conflicting
+// memory accesses in the plan is ordered, in program order, by the plan's own
+// happens-before (stream order of ops, record -> wait edges, entry and exit
+// edges). Memory is what an executor touches: a bound buffer, a workspace
+// slot (so two temps sharing a slot conflict), or a register temp (which
+// must stay inside one kernel). This is stronger than running find_race on
+// the scheduled statements: it checks the ops the executors follow, after
+// fusion and memory planning, and it is written independently of the passes.
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <streamdsl/ir/render.hpp>
+#include <streamdsl/plan/plan_view.hpp>
+
+#include "order_model.hpp"
+
+namespace streamdsl::random_test {
+
+// Empty when the plan is sound; otherwise what is wrong, naming ops and
+// statements.
+inline std::string check_plan(const plan_view& v, const ir::program& user) {
+  std::ostringstream err;
+  const auto& ops = v.ops;
+  const auto n_ops = ops.size();
+  const auto user_view = ir::view_of(user);
+
+  // --- structure -------------------------------------------------------------
+  std::vector<int> kernel_seen(v.kernels.size(), 0);
+  std::vector<std::size_t> op_of_kernel(v.kernels.size(), 0);
+  for (std::size_t i = 0; i < n_ops; ++i) {
+    const auto& op = ops[i];
+    if (op.stream < 0 || static_cast<std::size_t>(op.stream) >= v.ir.streams.size()) {
+      err << "op " << i << " has stream " << op.stream << " out of range\n";
+      return err.str();
+    }
+    if (op.kind == op_kind::kernel) {
+      if (op.kernel < 0 || static_cast<std::size_t>(op.kernel) >= v.kernels.size()) {
+        err << "op " << i << " names kernel " << op.kernel << " out of range\n";
+        return err.str();
+      }
+      ++kernel_seen[static_cast<std::size_t>(op.kernel)];
+      op_of_kernel[static_cast<std::size_t>(op.kernel)] = i;
+      if (v.kernels[static_cast<std::size_t>(op.kernel)].stream != op.stream)
+        err << "op " << i << " issues kernel k" << op.kernel << " on another stream than the kernel's\n";
+    } else if (op.kind == op_kind::wait) {
+      if (op.waits_for < 0 || static_cast<std::size_t>(op.waits_for) >= i ||
+          ops[static_cast<std::size_t>(op.waits_for)].kind != op_kind::record) {
+        err << "wait op " << i << " waits for op " << op.waits_for << ", which is not an earlier record\n";
+        return err.str();
+      }
+    }
+  }
+  for (std::size_t k = 0; k < kernel_seen.size(); ++k)
+    if (kernel_seen[k] != 1) err << "kernel k" << k << " is issued " << kernel_seen[k] << " times\n";
+  if (!err.str().empty()) return err.str();
+
+  // --- happens-before over ops ----------------------------------------------------
+  std::vector<index_set> before(n_ops);                  // ops that happen before op i
+  std::vector<index_set> frontier(v.ir.streams.size());  // per stream: ops before its next op
+  std::int64_t entry_record = -1;
+  for (std::size_t i = 0; i < n_ops; ++i) {
+    const auto& op = ops[i];
+    auto& f = frontier[static_cast<std::size_t>(op.stream)];
+    before[i] = f;
+    if (op.kind == op_kind::wait) {
+      const auto r = static_cast<std::size_t>(op.waits_for);
+      f.merge(before[r]);
+      f.insert(r);
+    }
+    if (op.kind == op_kind::record && op.role == sync_role::entry) entry_record = static_cast<std::int64_t>(i);
+    f.insert(i);
+  }
+
+  // --- accesses of the plan's statements --------------------------------------------
+  struct access {
+    std::int32_t origin;     // position in the user's program
+    std::size_t op;          // the kernel op
+    std::int32_t position;   // index of the statement inside its kernel
+    std::int64_t location;   // memory: bound buffer b -> b, slot s -> -(s + 1) - 1'000'000
+    std::int32_t buffer;
+    bool writes;
+  };
+  std::vector<access> accesses;
+  std::vector<int> user_seen(user.stmts.size(), 0);
+  std::vector<std::int64_t> register_kernel(v.ir.buffers.size(), -1);
+  for (std::size_t k = 0; k < v.kernels.size(); ++k) {
+    const auto& info = v.kernels[k];
+    std::int32_t position = 0;
+    for (auto idx : v.kernel_statements(k)) {
+      const auto& s = v.ir.stmts[static_cast<std::size_t>(idx)];
+      if (s.kind != ir::stmt_kind::assign || s.origin < 0 || static_cast<std::size_t>(s.origin) >= user.stmts.size()) {
+        err << "kernel k" << k << " holds statement " << idx << " that is no assignment of the user's program\n";
+        return err.str();
+      }
+      const auto& u = user.stmts[static_cast<std::size_t>(s.origin)];
+      if (u.kind != ir::stmt_kind::assign ||
+          ir::statement_text(v.ir, s).view() != ir::statement_text(user_view, u).view()) {
+        err << "kernel k" << k << " statement `" << ir::statement_text(v.ir, s).view() << "` claims to be user statement #"
+            << s.origin << ", which differs\n";
+        return err.str();
+      }
+      ++user_seen[static_cast<std::size_t>(s.origin)];
+      if (s.stream != info.stream) err << "statement #" << s.origin << " is in kernel k" << k << " of another stream\n";
+      if (v.ir.buffers[static_cast<std::size_t>(s.target)].domain != info.domain)
+        err << "statement #" << s.origin << " writes a buffer of another domain than its kernel k" << k << "'s\n";
+      std::vector<std::int32_t> reads;
+      loads_of(v.ir, s.root, reads);
+      auto add = [&](std::int32_t b, bool writes) {
+        const auto where = v.storage[static_cast<std::size_t>(b)];
+        std::int64_t location = b;
+        if (where == storage_register) {
+          auto& kk = register_kernel[static_cast<std::size_t>(b)];
+          if (kk >= 0 && kk != static_cast<std::int64_t>(k))
+            err << "register temp '" << v.ir.buffer_name(b) << "' is used in kernels k" << kk << " and k" << k << '\n';
+          kk = static_cast<std::int64_t>(k);
+        } else if (where >= 0) {
+          const auto& slot = v.slots[static_cast<std::size_t>(where)];
+          const auto& bi = v.ir.buffers[static_cast<std::size_t>(b)];
+          if (slot.domain != bi.domain || size_of(slot.type) != size_of(bi.type))
+            err << "temp '" << v.ir.buffer_name(b) << "' sits in slot " << where << " of another domain or element size\n";
+          location = -1'000'000 - where;
+        } else if (v.ir.buffers[static_cast<std::size_t>(b)].kind == ir::access::temp) {
+          err << "temp '" << v.ir.buffer_name(b) << "' is bound by the caller\n";
+        }
+        accesses.push_back({s.origin, op_of_kernel[k], position, location, b, writes});
+      };
+      for (auto b : reads) add(b, false);
+      add(s.target, true);
+      ++position;
+    }
+  }
+  for (std::size_t i = 0; i < user.stmts.size(); ++i) {
+    const auto& u = user.stmts[i];
+    if (u.kind != ir::stmt_kind::assign) continue;
+    const bool temp = user.buffers[static_cast<std::size_t>(u.target)].kind == ir::access::temp;
+    if (user_seen[i] > 1 || (!temp && user_seen[i] != 1))
+      err << "user statement #" << i << " `" << ir::statement_text(user_view, u).view() << "` appears " << user_seen[i]
+          << " times in the plan's kernels\n";
+  }
+  if (!err.str().empty()) return err.str();
+
+  // --- every conflicting pair ordered as in program order ------------------------------
+  for (std::size_t x = 0; x < accesses.size(); ++x)
+    for (std::size_t y = 0; y < accesses.size(); ++y) {
+      const auto& a = accesses[x];
+      const auto& b = accesses[y];
+      if (a.origin >= b.origin || a.location != b.location || !(a.writes || b.writes)) continue;
+      const bool ordered = a.op == b.op ? a.position < b.position : before[b.op].contains(a.op);
+      if (!ordered) {
+        err << "user statements #" << a.origin << " (" << (a.writes ? "writes" : "reads") << " '"
+            << v.ir.buffer_name(a.buffer) << "') and #" << b.origin << " (" << (b.writes ? "writes" : "reads") << " '"
+            << v.ir.buffer_name(b.buffer) << "')";
+        if (a.location < 0 && a.buffer != b.buffer) err << " share workspace slot " << (-1'000'000 - a.location);
+        err << ": op " << b.op << " (stream " << v.ir.stream_name(ops[b.op].stream) << ") is not ordered after op "
+            << a.op << " (stream " << v.ir.stream_name(ops[a.op].stream) << ")\n";
+        return err.str();
+      }
+    }
+
+  // --- the caller's view: work starts after entry and ends before exit ------------------
+  for (std::size_t i = 0; i < n_ops; ++i) {
+    if (ops[i].kind != op_kind::kernel || ops[i].stream == ir::main_stream) continue;
+    if (entry_record < 0 || !before[i].contains(static_cast<std::size_t>(entry_record)))
+      err << "kernel op " << i << " on stream " << v.ir.stream_name(ops[i].stream) << " is not after the entry edge\n";
+  }
+  const auto& at_exit = frontier[ir::main_stream];
+  for (std::size_t i = 0; i < n_ops; ++i)
+    if (ops[i].kind == op_kind::kernel && !at_exit.contains(i))
+      err << "kernel op " << i << " on stream " << v.ir.stream_name(ops[i].stream) << " is not before the exit edge\n";
+  return err.str();
+}
+
+}  // namespace streamdsl::random_test

@@ -1,0 +1,175 @@
+// Scheduling properties of random programs, checked without an executor:
+// - the tester's own race model and passes::find_race agree on every program
+//   as written;
+// - sd::checked schedules every race-free program without error, and reports
+//   a race for every racy one;
+// - sd::automatic schedules every program, and find_race finds nothing in
+//   the scheduled statements; on a race-free program it inserts nothing;
+// - every plan orders every conflicting pair of memory accesses as program
+//   order does (check_plan), under fusion, no_fusion and relaxed placement.
+#include <catch2/catch.hpp>
+
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <streamdsl/streamdsl.hpp>
+
+#include "plan_check.hpp"
+#include "program_generator.hpp"
+#include "run_settings.hpp"
+
+namespace rt = streamdsl::random_test;
+
+namespace {
+
+struct tally {
+  std::uint64_t programs = 0, checked = 0, automatic = 0, racy = 0, syncs_left_out = 0, schedules = 0, failures = 0;
+  std::ostringstream report;  // the first failures in full
+  std::map<std::string, std::uint64_t> features;  // how many programs show each feature
+};
+
+// What a program exercises, so the summary shows the generator's reach.
+void count_features(tally& t, const rt::generated_program& g, const sd::plan_model& m) {
+  const auto& p = g.user;
+  std::set<std::string> seen;
+  std::vector<int> records(p.events.size(), 0);
+  std::vector<int> writer_stream(p.buffers.size(), -1);
+  std::set<int> streams, domains;
+  for (const auto& s : p.stmts) {
+    streams.insert(s.stream);
+    if (s.kind == sd::ir::stmt_kind::record && ++records[static_cast<std::size_t>(s.event)] == 2)
+      seen.insert("event re-recorded");
+    if (s.kind == sd::ir::stmt_kind::wait_stream) seen.insert("wait_stream");
+    if (s.kind != sd::ir::stmt_kind::assign) continue;
+    const auto& target = p.buffers[static_cast<std::size_t>(s.target)];
+    domains.insert(target.domain);
+    if (target.domain < 0) seen.insert("0-d target");
+    std::vector<std::int32_t> reads;
+    rt::loads_of(p, s.root, reads);
+    for (auto b : reads) {
+      const auto& info = p.buffers[static_cast<std::size_t>(b)];
+      if (info.kind == sd::ir::access::temp && writer_stream[static_cast<std::size_t>(b)] >= 0 &&
+          writer_stream[static_cast<std::size_t>(b)] != s.stream)
+        seen.insert("temp read on another stream");
+      if (b == s.target && info.kind == sd::ir::access::inout) seen.insert("inout read-modify-write");
+    }
+    writer_stream[static_cast<std::size_t>(s.target)] = s.stream;
+  }
+  for (const auto& n : p.nodes)
+    if (n.code == sd::ir::op::param) seen.insert("param");
+  if (streams.size() > 1) seen.insert("several streams");
+  if (domains.size() > 1) seen.insert("several domains");
+  const auto v = sd::view_of(m);
+  std::vector<int> slot_users(v.slots.size(), 0);
+  for (std::size_t b = 0; b < v.storage.size(); ++b) {
+    if (v.storage[b] == sd::storage_register) seen.insert("register temp");
+    if (v.storage[b] >= 0 && ++slot_users[static_cast<std::size_t>(v.storage[b])] == 2) seen.insert("slot reused");
+  }
+  if (!v.slots.empty()) seen.insert("workspace slot");
+  for (std::size_t k = 0; k < v.kernels.size(); ++k)
+    if (v.kernels[k].count > 1) seen.insert("fused kernel");
+  for (const auto& op : v.ops)
+    if (op.role == sd::sync_role::automatic) seen.insert("sync inserted");
+  if (v.has_note("already implied")) seen.insert("redundant wait removed");
+  for (const auto& f : seen) ++t.features[f];
+}
+
+void fail(tally& t, const rt::generated_program& g, const std::string& what, const sd::plan_model* m = nullptr) {
+  if (++t.failures > 5) return;
+  t.report << "---- FAILED: " << what << "\n" << g.describe();
+  if (m != nullptr) t.report << "plan:\n" << sd::dump(sd::view_of(*m)).view();
+  t.report << '\n';
+}
+
+bool has_automatic_syncs(const sd::plan_model& m) {
+  for (const auto& op : m.ops)
+    if (op.role == sd::sync_role::automatic) return true;
+  return false;
+}
+
+std::string first_error(const sd::plan_model& m) {
+  return m.ir.errors.empty() ? std::string() : std::string(m.ir.errors[0].message.view());
+}
+
+// Schedules g under `o` and checks what must hold for that policy.
+void check_schedule(tally& t, const rt::generated_program& g, sd::options o) {
+  ++t.schedules;
+  const auto m = sd::passes::schedule(g.user, o);
+  const std::string label = "schedule under " + rt::describe(o) + ": ";
+  if (o.sync == sd::sync_policy::checked && g.racy) {
+    if (m.ir.ok() || m.ir.errors[0].kind != sd::diag::error_kind::race)
+      fail(t, g, label + "a racy program was not rejected with a race error");
+    return;
+  }
+  if (!m.ir.ok()) return fail(t, g, label + "unexpected error: " + first_error(m));
+  if (o.sync == sd::sync_policy::automatic) {
+    if (const auto r = sd::passes::find_race(sd::ir::view_of(m.ir)); r.buffer >= 0)
+      return fail(t, g, label + "the scheduled statements still race: " +
+                            std::string(sd::passes::describe_race(sd::ir::view_of(m.ir), r).view()), &m);
+    if (!g.racy && has_automatic_syncs(m))
+      return fail(t, g, label + "inserted syncs into a race-free program", &m);
+  }
+  if (const auto problem = rt::check_plan(sd::view_of(m), g.user); !problem.empty())
+    return fail(t, g, label + "unsound plan: " + problem, &m);
+}
+
+}  // namespace
+
+TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
+  const auto settings = rt::settings_from_env(1000);
+  tally t;
+  for (std::uint64_t seed = settings.first_seed; seed < settings.first_seed + settings.programs; ++seed) {
+    const auto g = rt::generate_program(seed);
+    ++t.programs;
+    if (!g.user.ok()) {
+      fail(t, g, "the generated program has a front-end error: " + std::string(g.user.errors[0].message.view()));
+      continue;
+    }
+    (g.opts.sync == sd::sync_policy::automatic ? t.automatic : t.checked) += 1;
+    t.racy += g.racy;
+    t.syncs_left_out += g.syncs_left_out;
+
+    const auto library_race = sd::passes::find_race(sd::ir::view_of(g.user));
+    if ((library_race.buffer >= 0) != g.racy) {
+      fail(t, g, g.racy ? "find_race misses a race the tester's model sees"
+                        : "find_race reports a race the tester's model does not see: " +
+                              std::string(sd::passes::describe_race(sd::ir::view_of(g.user), library_race).view()));
+      continue;
+    }
+    // The program's own options, then the same program under the others.
+    check_schedule(t, g, g.opts);
+    if (const auto m = sd::passes::schedule(g.user, g.opts); m.ir.ok()) count_features(t, g, m);
+    for (auto sync : {sd::checked, sd::automatic})
+      for (bool fusion : {true, false})
+        for (auto placement : {sd::placement_policy::strict, sd::placement_policy::relaxed}) {
+          sd::options o = sync;
+          o.fusion = fusion;
+          o.placement = placement;
+          if (!(o == g.opts)) check_schedule(t, g, o);
+        }
+  }
+  std::cout << "random programs: " << t.programs << " generated (" << t.checked << " checked, " << t.automatic
+            << " automatic; " << t.racy << " race as written, " << t.syncs_left_out
+            << " syncs left to the scheduler), " << t.schedules << " schedules checked, " << t.failures
+            << " failures\n";
+  std::cout << "programs with:";
+  for (const auto& [feature, n] : t.features) std::cout << ' ' << feature << ' ' << n << ',';
+  std::cout << '\n' << t.report.str();
+  CHECK(t.failures == 0);
+}
+
+TEST_CASE("random programs: the plan check catches the races sd::unchecked leaves in", "[random]") {
+  // Without this the check above could pass by checking nothing.
+  int racy_seen = 0;
+  for (std::uint64_t seed = 1; racy_seen < 20 && seed < 5000; ++seed) {
+    const auto g = rt::generate_program(seed);
+    if (!g.racy) continue;
+    ++racy_seen;
+    const auto m = sd::passes::schedule(g.user, sd::unchecked);
+    REQUIRE(m.ir.ok());
+    INFO(g.describe() << sd::dump(sd::view_of(m)).view());
+    CHECK(!rt::check_plan(sd::view_of(m), g.user).empty());
+  }
+  CHECK(racy_seen == 20);
+}
