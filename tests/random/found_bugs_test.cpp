@@ -2,7 +2,9 @@
 // regression tests once fixed.
 #include <catch2/catch.hpp>
 
+#include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
+#include <vector>
 
 namespace {
 
@@ -31,5 +33,24 @@ TEST_CASE("found: where checks the condition's domain against the branches'", "[
   z = sd::where(x > 0, w, w);  // condition over n, branches over m
   REQUIRE(!b.ir.errors.empty());
   CHECK(b.ir.errors[0].kind == sd::diag::error_kind::domain_mismatch);
-  CHECK(b.ir.errors[0].message.contains("combines 'x > 0' over domain 'n' with 'w' over domain 'm'"));
+  CHECK(b.ir.errors[0].message.contains("combines `x > 0` over domain 'n' with `w` over domain 'm'"));
+}
+
+namespace {
+// A register temp whose column reused the freed input column of the
+// instruction computing it, under another type (found by the random tester,
+// seed 658): the host executor wrote the temp over its own input.
+constexpr auto column_reuse = sd::program([](sd::builder& p) {
+  auto c = p.inout<std::int64_t>("c");
+  auto t = p.temp<double>("t");
+  t = sd::cast<double>(sd::abs(c) / 1.0);
+  c = sd::cast<std::int64_t>(t);
+});
+}  // namespace
+
+TEST_CASE("found: a register temp does not overwrite its own input column", "[random][found]") {
+  std::vector<std::int64_t> c = {-5, -721, 3};
+  sd::host_executor ex;
+  ex.run(column_reuse, sd::bind("c", c));
+  CHECK(c == std::vector<std::int64_t>{5, 721, 3});
 }

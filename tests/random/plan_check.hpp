@@ -82,6 +82,7 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
     std::int64_t location;   // memory: bound buffer b -> b, slot s -> -(s + 1) - 1'000'000
     std::int32_t buffer;
     bool writes;
+    std::int32_t scheduled;  // position in the scheduled program (after placement moves)
   };
   std::vector<access> accesses;
   std::vector<int> user_seen(user.stmts.size(), 0);
@@ -125,7 +126,7 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
         } else if (v.ir.buffers[static_cast<std::size_t>(b)].kind == ir::access::temp) {
           err << "temp '" << v.ir.buffer_name(b) << "' is bound by the caller\n";
         }
-        accesses.push_back({s.origin, op_of_kernel[k], position, location, b, writes});
+        accesses.push_back({s.origin, op_of_kernel[k], position, location, b, writes, idx});
       };
       for (auto b : reads) add(b, false);
       add(s.target, true);
@@ -147,7 +148,11 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
     for (std::size_t y = 0; y < accesses.size(); ++y) {
       const auto& a = accesses[x];
       const auto& b = accesses[y];
-      if (a.origin >= b.origin || a.location != b.location || !(a.writes || b.writes)) continue;
+      // One buffer's accesses keep the user's order (placement moves preserve
+      // it); two temps sharing a slot must not overlap, in the order the
+      // scheduled program gives them (a move may put a later temp first).
+      const bool earlier = a.buffer == b.buffer ? a.origin < b.origin : a.scheduled < b.scheduled;
+      if (!earlier || a.location != b.location || !(a.writes || b.writes)) continue;
       const bool ordered = a.op == b.op ? a.position < b.position : before[b.op].contains(a.op);
       if (!ordered) {
         err << "user statements #" << a.origin << " (" << (a.writes ? "writes" : "reads") << " '"

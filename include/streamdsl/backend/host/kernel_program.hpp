@@ -252,8 +252,15 @@ class kernel_compiler {
     if (r.where == dest) return;
     // The instruction that computed the root can write the target itself:
     // every loop reads element i of its operands before writing element i.
+    // Not when the target's column is one of that instruction's inputs under
+    // another type (a register column can reuse an input's freed column):
+    // elements of different widths would overlap.
+    auto clashes = [&](const operand& in) {
+      return !dest.in_memory && !in.in_memory && in.column == dest.column && in.type != dest.type;
+    };
     if (counted(r.where) && refs(r.where) == 1 && r.where.type == dest.type && !program_.body.empty() &&
-        program_.body.back().out == r.where) {
+        program_.body.back().out == r.where && !clashes(program_.body.back().a) &&
+        !clashes(program_.body.back().b) && !clashes(program_.body.back().c)) {
       program_.body.back().out = dest;
       return;
     }
