@@ -112,6 +112,9 @@ void check_schedule(tally& t, const rt::generated_program& g, sd::options o) {
   }
   if (const auto problem = rt::check_plan(sd::view_of(m), g.user); !problem.empty())
     return fail(t, g, label + "unsound plan: " + problem, &m);
+  // The dump and the graph of every plan (under ASan and UBSan this checks them too).
+  if (sd::dump(sd::view_of(m)).size() == 0 || sd::dump_dot(sd::view_of(m)).size() == 0)
+    return fail(t, g, label + "empty dump", &m);
 }
 
 }  // namespace
