@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# Builds and runs the examples: each prints its plan, runs it on the host
-# executor (no GPU needed) and fails if its results differ from plain C++.
+# Builds and runs the examples: each prints its plan, runs it and fails if its
+# results differ from plain C++. With nvcc present the CUDA build is used and
+# example_seed_gpu runs on the GPU when there is one (else on the CPU); the
+# others run on the host executor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-cmake --preset release >/dev/null
-cmake --build --preset release -j"$(nproc)" --target example_seed example_two_chains
+if [ -x /usr/local/cuda/bin/nvcc ]; then
+  preset=cuda
+  cmake --preset cuda >/dev/null
+  cmake --build --preset cuda -j"$(nproc)" --target cuda_examples
+else
+  preset=release
+  cmake --preset release >/dev/null
+  cmake --build --preset release -j"$(nproc)" --target example_seed example_two_chains
+fi
 ran=0
-for ex in build/release/examples/example_*; do
+for ex in build/$preset/examples/example_*; do
   [ -x "$ex" ] || continue
   "$ex"
   ran=$((ran + 1))
 done
-[ "$ran" -gt 0 ] || { echo "no example binaries found under build/release/examples" >&2; exit 1; }
+[ "$ran" -gt 0 ] || { echo "no example binaries found under build/$preset/examples" >&2; exit 1; }
 echo "== $ran examples ran and matched their references =="

@@ -1,12 +1,12 @@
 // The seed program of the design: y on a side stream, z on main after a wait.
-// Prints the plan the compiler made of it, runs it on the CPU with the host
-// executor (no GPU needed) and checks the results against plain C++.
+// Prints the plan the compiler made of it, runs it on the GPU when there is
+// one (the CUDA build, example_seed_gpu) or on the CPU with the host executor,
+// and checks the results against plain C++.
 #include <cstdio>
 #include <utility>
 #include <vector>
 
-#include <streamdsl/backend/host/host_executor.hpp>
-#include <streamdsl/streamdsl.hpp>
+#include "../common/run_anywhere.hpp"
 
 constexpr auto seed = sd::program([](sd::builder& p) {
   auto x = p.input<float>("x");
@@ -31,15 +31,15 @@ int main() {
   std::vector<float> x(n), y(n), z(n);
   for (std::size_t i = 0; i < n; ++i) x[i] = 0.5f * static_cast<float>(i);
 
-  sd::host_executor executor;
-  executor.run(seed, sd::bind("x", std::as_const(x)), sd::bind("y", y), sd::bind("z", z));
+  const sd::binding bindings[] = {sd::bind("x", std::as_const(x)), sd::bind("y", y), sd::bind("z", z)};
+  const char* where = example::run_anywhere(seed, bindings);
 
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const float want_y = x[i] + 1, want_z = want_y * 2;
     mismatches += y[i] != want_y || z[i] != want_z;
   }
-  std::printf("\nran on the host executor, n = %zu\n", n);
+  std::printf("\nran on %s, n = %zu\n", where, n);
   for (std::size_t i = 0; i < 4; ++i) std::printf("  x[%zu] = %-6g y[%zu] = %-6g z[%zu] = %g\n", i, x[i], i, y[i], i, z[i]);
   std::printf("results %s the reference (%zu mismatches)\n", mismatches == 0 ? "match" : "DO NOT match", mismatches);
   return mismatches == 0 ? 0 : 1;
