@@ -109,7 +109,7 @@ static_assert(seed_relaxed.plan().kernel_count() == 1);
 void bm_seed_streamdsl(benchmark::State& state) {
   device_buffer x(big_n), y(big_n), z(big_n);
   sd::cuda_executor ex;
-  time_on(state, nullptr, 5.0 * big_n * sizeof(float), [&] {
+  time_on(state, nullptr, 4.0 * big_n * sizeof(float), [&] {
     ex.run(seed, sd::bind("x", static_cast<const float*>(x.ptr), big_n), sd::bind("y", y.ptr, big_n),
            sd::bind("z", z.ptr, big_n));
   });
@@ -135,7 +135,7 @@ void bm_seed_raw(benchmark::State& state) {
   cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
   cudaEventCreateWithFlags(&exit_event, cudaEventDisableTiming);
   const int blocks = raw_blocks();
-  time_on(state, nullptr, 5.0 * big_n * sizeof(float), [&] {
+  time_on(state, nullptr, 4.0 * big_n * sizeof(float), [&] {
     cudaEventRecord(entry, nullptr);
     cudaStreamWaitEvent(side, entry, 0);
     raw_add1<<<blocks, 256, 0, side>>>(x.ptr, y.ptr, big_n);
