@@ -180,6 +180,8 @@ inline void check_overlaps(const plan_view& plan, const resolved_bindings& r, co
 // listing every problem.
 inline resolved_bindings resolve_bindings(const plan_view& plan, std::span<const binding> bindings) {
   using namespace backend_detail;
+  if (!plan.valid())
+    throw binding_error("streamdsl: this plan cannot run: scheduling it failed: " + std::string(plan.error));
   const auto buffers = plan.ir.buffers.size();
   resolved_bindings r;
   r.buffer_data.assign(buffers, nullptr);

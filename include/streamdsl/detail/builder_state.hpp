@@ -96,7 +96,9 @@ class builder_state {
     n.type = n.compute = b.type;
     n.ref = buffer;
     n.domain = b.domain;
-    return {push(n), {b.type, b.domain < 0 ? strength::scalar : strength::tensor}};
+    // Every buffer, 0-d ones included, promotes as a tensor: its handle's C++
+    // type says so (a handle cannot know its domain), and the IR must agree.
+    return {push(n), {b.type, strength::tensor}};
   }
   constexpr operand param(std::int32_t id) {
     ir::expr_node n{};
@@ -239,7 +241,9 @@ class builder_state {
         << name_of(b.type) << ">(\"" << name << "\") to update it in place, or write the result to an "
         << "output or temp buffer";
       fail(diag::error_kind::write_to_input, t);
-    } else if (!assignable(b.type, value.type.type)) {
+    } else if (!(value.type.power == strength::literal
+                     ? category_of(value.type.type) <= category_of(b.type)  // a weak literal: y = 2.5
+                     : assignable(b.type, value.type.type))) {
       text t;
       diag::describe_statement(ir::view_of(ir), index, t);
       t << " stores " << a_type(value.type.type).view() << " value in the " << name_of(b.type) << " buffer '"

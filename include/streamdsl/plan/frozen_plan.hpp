@@ -46,7 +46,7 @@ struct frozen_plan {
 
   constexpr plan_view view() const {
     return {{pool, buffers, params, streams, events, domains, nodes, stmts}, ops, kernels, kernel_stmts,
-            storage, slots, notes};
+            storage, slots, notes, {}};
   }
 };
 

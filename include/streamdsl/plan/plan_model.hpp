@@ -33,7 +33,8 @@ struct plan_model {
 // A view of a plan built at run time (the passes are constexpr, not consteval:
 // tests and the random-program tester schedule programs while running).
 constexpr plan_view view_of(const plan_model& m) {
-  return {ir::view_of(m.ir), m.ops, m.kernels, m.kernel_stmts, m.storage, m.slots, m.notes};
+  return {ir::view_of(m.ir), m.ops,   m.kernels, m.kernel_stmts, m.storage, m.slots,
+          m.notes,          m.ir.ok() ? std::string_view{} : m.ir.errors.front().message.view()};
 }
 
 }  // namespace streamdsl

@@ -17,6 +17,11 @@ struct plan_view {
   detail::array_view<std::int32_t> storage;
   detail::array_view<slot_info> slots;
   detail::array_view<ir::name_ref> notes;
+  // The first error of a plan scheduled at run time (empty: the plan is
+  // valid). A compile-time plan with an error does not compile at all.
+  std::string_view error{};
+
+  constexpr bool valid() const { return error.empty(); }
 
   // --- lookups by name (-1 when absent) --------------------------------------
   constexpr std::int32_t stream_id(std::string_view name) const {

@@ -207,3 +207,21 @@ TEST_CASE("a compiled program using 16-bit floats is rejected at compile time wi
 #endif
   STATIC_REQUIRE(sd::host_detail::host_can_run(program.plan()));
 }
+
+TEST_CASE("a plan whose scheduling failed is refused before anything runs", "[host][bindings]") {
+  sd::builder b;
+  auto x = b.input<float>("x");
+  auto y = b.output<float>("y");
+  auto z = b.output<float>("z");
+  auto side = b.stream("side");
+  sd::with_stream(side, [&] { y = x + 1; });
+  z = y * 2;  // a race under sd::checked
+  const auto m = sd::passes::schedule(static_cast<sd::ir::program&&>(b.ir), sd::checked);
+  const auto plan = sd::view_of(m);
+  REQUIRE(!plan.valid());
+  std::vector<float> xs(4, 1.f), ys(4, -1.f), zs(4, -1.f);
+  const sd::binding bindings[] = {sd::bind("x", xs), sd::bind("y", ys), sd::bind("z", zs)};
+  sd::host_executor ex;
+  REQUIRE_THROWS_WITH(ex.run(plan, bindings), Catch::Contains("scheduling it failed") && Catch::Contains("race"));
+  CHECK(ys == std::vector<float>(4, -1.f));
+}
