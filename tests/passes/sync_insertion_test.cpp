@@ -73,3 +73,45 @@ TEST_CASE("unchecked: no analysis, no syncs", "[sync_insertion]") {
   });
   STATIC_REQUIRE(prog.plan().sync_count() == 0);
 }
+
+TEST_CASE("automatic: a fan-in needs no wait that another wait of the group implies", "[sync_insertion]") {
+  // z reads x (written on a) and y (written on b after b waited for x's write):
+  // main's wait for b implies its wait for a.
+  constexpr auto prog = sd::program<sd::automatic>([](sd::builder& p) {
+    auto in = p.input<float>("in");
+    auto x = p.output<float>("x");
+    auto y = p.output<float>("y");
+    auto z = p.output<float>("z");
+    auto a = p.stream("a");
+    auto b = p.stream("b");
+    auto e = p.event("e");
+    sd::with_stream(a, [&] { x = in + 1; e.record(); });
+    sd::with_stream(b, [&] { e.wait(); y = in * 2; });
+    z = x + y;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.waits("main") == 1);
+  STATIC_REQUIRE(plan.records("a") == 1);  // only the user's e, which b waits for
+  STATIC_REQUIRE(plan.has_note("already implied by the waits next to it"));
+}
+
+TEST_CASE("checked: of two back-to-back waits, the one the other implies goes", "[sync_insertion]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto in = p.input<float>("in");
+    auto x = p.output<float>("x");
+    auto y = p.output<float>("y");
+    auto z = p.output<float>("z");
+    auto a = p.stream("a");
+    auto b = p.stream("b");
+    auto ea = p.event("ea");
+    auto eb = p.event("eb");
+    sd::with_stream(a, [&] { x = in + 1; ea.record(); });
+    sd::with_stream(b, [&] { ea.wait(); y = in * 2; eb.record(); });
+    ea.wait();  // #5: implied by #6, which waits for b after b waited for ea
+    eb.wait();  // #6
+    z = x + y;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.waits("main") == 1);
+  STATIC_REQUIRE(plan.has_note("removed statement #5 `ea.wait()` on stream 'main': already implied by the waits next to it"));
+}

@@ -1,7 +1,14 @@
 #pragma once
-// Drops waits that happens-before already implies (the waiting stream already
-// knows everything the record captured), and records nothing waits for.
-// Removing an implied wait changes no clock, so one pass is exact.
+// Drops waits that happens-before already implies, and records nothing waits
+// for. Waits are judged in groups: the waits a stream issues back to back
+// (no work or record of that stream between them) all take effect before its
+// next statement, so one of them is redundant when the stream's knowledge
+// before the group joined with the group's other kept waits covers its
+// record, whether those come before or after it (a fan-in that waits for a
+// stream which itself already waited for another needs one wait, not two).
+// Removing such a wait leaves the stream's clock after the group unchanged,
+// and no record's clock depends on it (the group holds no record of its
+// stream), so one pass is exact.
 #include "../detail/dyn_array.hpp"
 
 #include "../detail/text.hpp"
@@ -12,26 +19,64 @@
 
 namespace streamdsl::passes {
 
+// Whether the join of `known` and the records of the group's other kept
+// waits covers the record of group[j].
+constexpr bool implied_in_group(const happens_before& hb, const ir::program& p,
+                                const detail::dyn_array<std::int32_t>& group, const detail::dyn_array<bool>& drop,
+                                std::size_t j) {
+  const auto streams = static_cast<std::int32_t>(p.streams.size());
+  const auto first = group[0];
+  const auto record = p.stmts[static_cast<std::size_t>(group[j])].binds;
+  for (std::int32_t k = 0; k < streams; ++k) {
+    auto known = hb.clock(first, k);
+    for (std::size_t o = 0; o < group.size(); ++o) {
+      if (o == j || drop[static_cast<std::size_t>(group[o])]) continue;
+      const auto r = hb.clock(p.stmts[static_cast<std::size_t>(group[o])].binds, k);
+      if (r > known) known = r;
+    }
+    if (hb.clock(record, k) > known) return false;
+  }
+  return true;
+}
+
 constexpr void remove_redundant_waits(plan_model& m) {
   ir::program& p = m.ir;
   const happens_before hb(p.stmts, p.streams.size());
   const auto view = ir::view_of(p);
   detail::dyn_array<bool> drop(p.stmts.size(), false);
   detail::dyn_array<bool> waited(p.stmts.size(), false);
+
+  // Last to first, so that of two waits implying each other the earlier stays.
+  auto settle = [&](detail::dyn_array<std::int32_t>& group) {
+    for (std::size_t j = group.size(); j-- > 0;)
+      if (implied_in_group(hb, p, group, drop, j)) drop[static_cast<std::size_t>(group[j])] = true;
+    for (auto i : group)
+      if (!drop[static_cast<std::size_t>(i)])
+        waited[static_cast<std::size_t>(p.stmts[static_cast<std::size_t>(i)].binds)] = true;
+    group.clear();
+  };
+
+  detail::dyn_array<detail::dyn_array<std::int32_t>> open(p.streams.size());  // per stream: its wait group
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
     const auto& s = p.stmts[i];
-    if (s.kind != ir::stmt_kind::wait) continue;
-    if (hb.covers(i, s.binds)) {
-      drop[static_cast<std::size_t>(i)] = true;
-      detail::text t;
-      t << "removed ";
-      ir::describe_sync(view, i, t);
-      t << ": already implied by earlier syncs";
-      m.note(t);
-    } else {
-      waited[static_cast<std::size_t>(s.binds)] = true;
+    auto& group = open[static_cast<std::size_t>(s.stream)];
+    if (s.kind == ir::stmt_kind::wait) {
+      group.push_back(i);
+      continue;
     }
+    settle(group);
   }
+  for (auto& group : open) settle(group);
+  for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
+    if (!drop[static_cast<std::size_t>(i)]) continue;
+    detail::text t;
+    t << "removed ";
+    ir::describe_sync(view, i, t);
+    t << (hb.covers(i, p.stmts[static_cast<std::size_t>(i)].binds) ? ": already implied by earlier syncs"
+                                                                     : ": already implied by the waits next to it");
+    m.note(t);
+  }
+
   for (std::size_t i = 0; i < p.stmts.size(); ++i)
     if (p.stmts[i].kind == ir::stmt_kind::record && !waited[i]) {
       drop[i] = true;
