@@ -131,17 +131,17 @@ class program_writer {
   }
 
  private:
-  enum target_kind { acc, mv, y, z, total, v, t, k, target_count };
+  enum target_kind { to_acc, to_mv, to_y, to_z, to_total, to_v, to_t, to_k, target_count };
 
   constexpr int id_of_target(int target) const {
     switch (target) {
-      case acc: return acc_.id();
-      case mv: return mv_.id();
-      case y: return y_.id();
-      case z: return z_.id();
-      case total: return total_.id();
-      case v: return v_.id();
-      case t: return t_.id();
+      case to_acc: return acc_.id();
+      case to_mv: return mv_.id();
+      case to_y: return y_.id();
+      case to_z: return z_.id();
+      case to_total: return total_.id();
+      case to_v: return v_.id();
+      case to_t: return t_.id();
       default: return k_.id();
     }
   }
@@ -309,13 +309,13 @@ class program_writer {
     const int op = compound ? r_.below(4) : -1;
     in_stream(current, [&] {
       switch (target) {
-        case acc: assign(acc_, value, op); break;
-        case mv: assign(mv_, value, op); break;
-        case y: assign(y_, value, op); break;
-        case z: assign(z_, value, op); break;
-        case total: assign(total_, value, op); break;
-        case v: assign(v_, value, op); break;
-        case t: assign(t_, value, op); break;
+        case to_acc: assign(acc_, value, op); break;
+        case to_mv: assign(mv_, value, op); break;
+        case to_y: assign(y_, value, op); break;
+        case to_z: assign(z_, value, op); break;
+        case to_total: assign(total_, value, op); break;
+        case to_v: assign(v_, value, op); break;
+        case to_t: assign(t_, value, op); break;
         default: assign(k_, value, op); break;
       }
     });
