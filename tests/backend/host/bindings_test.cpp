@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <string>
 
+#include <streamdsl/backend/host/host_executor.hpp>
+
 #include "host_test_support.hpp"
 
 namespace {

@@ -1,12 +1,13 @@
-// The host executor runs plans with the meaning of DESIGN §2: program order
-// per stream, event and stream waits, entry and exit edges, temps in
-// registers and workspace slots, 0-d buffers, params, several domains.
+// Executors run plans with the meaning of DESIGN §2: program order per
+// stream, event and stream waits, entry and exit edges, temps in registers
+// and workspace slots, 0-d buffers, params, several domains. One source: g++
+// builds run it on the host executor, nvcc builds on the CUDA executor
+// (tests/backend/cuda/semantics_test.cu).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <stdexcept>
-#include <thread>
 
+#include "../executor_under_test.hpp"
 #include "host_test_support.hpp"
 #include "test_programs.hpp"
 
@@ -18,7 +19,7 @@ TEST_CASE("seed: y on the side stream, z on main after the wait", "[host][seed]"
   const std::size_t n = GENERATE(std::size_t{1}, std::size_t{511}, std::size_t{512}, std::size_t{1000});
   const auto x = ramp<float>(n, -3.0f, 0.5f);
   std::vector<float> y(n, -1.0f), z(n, -1.0f);
-  sd::host_executor ex;
+  backend_test::executor ex;
   for (int repeat = 0; repeat < 2; ++repeat) {  // an executor runs any number of times
     ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
     std::size_t wrong = 0;
@@ -32,7 +33,7 @@ TEST_CASE("binding forms: span, const span, pointer and count, vectors", "[host]
   const auto x = ramp<float>(n, 0.0f, 1.0f);
   float y[n];
   std::vector<float> z(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(seed, sd::bind("x", std::span<const float>(x)), sd::bind("y", y, n), sd::bind("z", std::span<float>(z)));
   CHECK(y[10] == 11.0f);
   CHECK(z[10] == 22.0f);
@@ -46,7 +47,7 @@ TEST_CASE("binding forms: span, const span, pointer and count, vectors", "[host]
 }
 
 TEST_CASE("empty domains run nothing and accept null pointers", "[host][bindings]") {
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(seed, sd::bind<const float>("x", nullptr, 0), sd::bind<float>("y", nullptr, 0),
          sd::bind<float>("z", nullptr, 0));
   SUCCEED("nothing to compute, nothing touched");
@@ -67,7 +68,7 @@ TEST_CASE("inout buffers read their old contents and keep the result", "[host][i
   const auto x = ramp<double>(n, 1.0, 1.0);
   std::vector<double> acc(n, 0.5);
   std::int32_t count = 10;
-  sd::host_executor ex;
+  backend_test::executor ex;
   for (int r = 0; r < 3; ++r) ex.run(accumulate, sd::bind("x", x), sd::bind("acc", acc), sd::bind("count", &count, 1));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += acc[i] != 0.5 + 3 * 2 * x[i];
@@ -103,7 +104,7 @@ TEST_CASE("0-d buffers broadcast over a domain and are written by 0-d kernels", 
   const float s0 = 1.5f;
   float s1 = -1.0f;
   std::vector<float> y(n), z(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(scalars, sd::bind("x", x), sd::bind("s0", &s0, 1), sd::bind("alpha", 0.25f), sd::bind("s1", &s1, 1),
          sd::bind("y", y), sd::bind("z", z));
   CHECK(s1 == 1.5f * 2 + 0.25f);
@@ -152,7 +153,7 @@ TEST_CASE("temps live in registers or workspace slots and hold their values", "[
   const auto x = ramp<float>(n, -2.0f, 0.125f);
   std::vector<float> y(n), w(n);
   std::vector<double> z(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(temps, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z), sd::bind("w", w));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -161,30 +162,6 @@ TEST_CASE("temps live in registers or workspace slots and hold their values", "[
     wrong += w[i] != u + 1;
     wrong += z[i] != double(x[i]) * 3 + double(u);
   }
-  CHECK(wrong == 0);
-}
-
-namespace {
-// A register temp read before any write in its kernel reads 0 (unspecified
-// by the language of the plan, but the host executor is deterministic).
-constexpr auto temp_read_first = sd::program([](sd::builder& p) {
-  auto x = p.input<float>("x");
-  auto t = p.temp<float>("t");
-  auto y = p.output<float>("y");
-  y = t + x;
-  t = x;
-  y = y + t;
-});
-}  // namespace
-
-TEST_CASE("a register temp read before it is written reads zeros in every block", "[host][temps]") {
-  constexpr std::size_t n = 1300;
-  const auto x = ramp<float>(n, 1.0f, 1.0f);
-  std::vector<float> y(n);
-  sd::host_executor ex;
-  ex.run(temp_read_first, sd::bind("x", x), sd::bind("y", y));
-  std::size_t wrong = 0;
-  for (std::size_t i = 0; i < n; ++i) wrong += y[i] != 2 * x[i];
   CHECK(wrong == 0);
 }
 
@@ -221,7 +198,7 @@ TEST_CASE("nested stream scopes: the innermost stream runs the work", "[host][st
   constexpr std::size_t n = 900;
   const auto x = ramp<std::int64_t>(n, -100, 7);
   std::vector<std::int64_t> y1(n), y2(n), y3(n), z(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(nested, sd::bind("x", x), sd::bind("y1", y1), sd::bind("y2", y2), sd::bind("y3", y3), sd::bind("z", z));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += z[i] != (x[i] + 1) + x[i] * 3 + x[i];
@@ -248,7 +225,7 @@ TEST_CASE("wait_stream: main waits for everything issued on side so far", "[host
   constexpr std::size_t n = 800;
   const auto x = ramp<float>(n, 0.0f, 0.25f);
   std::vector<float> y(n), w(n), z(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(waits_for_stream, sd::bind("x", x), sd::bind("y", y), sd::bind("w", w), sd::bind("z", z));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += z[i] != (x[i] + 1) + (x[i] + 1) * (x[i] + 1);
@@ -260,7 +237,7 @@ TEST_CASE("a re-recorded event: each wait waits for the record it follows", "[ho
   constexpr std::size_t n = 600;
   const auto x = ramp<float>(n, 0.0f, 1.0f);
   std::vector<float> a(n), b(n), c(n, -1.0f), d(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(rerecorded, sd::bind("x", x), sd::bind("a", a), sd::bind("b", b), sd::bind("c", c), sd::bind("d", d));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += d[i] != (x[i] + 5) + (x[i] + 1) * 2;
@@ -288,7 +265,7 @@ TEST_CASE("sd::automatic inserts the syncs a racy program needs", "[host][automa
   constexpr std::size_t n = 1024;
   const auto x = ramp<float>(n, 0.0f, 1.0f);
   std::vector<float> y(n, -1.0f), z(n), w(n, 3.0f);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(automatic, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z), sd::bind("w", w));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += z[i] != (x[i] + 1) * 2 + 3.0f || w[i] != x[i] * 10;
@@ -315,7 +292,7 @@ TEST_CASE("fusion on and off give the same results", "[host][fusion]") {
   constexpr std::size_t n = 1234;
   const auto x = ramp<float>(n, -5.0f, 0.01f);
   std::vector<float> y1(n), z1(n), y2(n), z2(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(chain<sd::checked>, sd::bind("x", x), sd::bind("y", y1), sd::bind("z", z1));
   ex.run(chain<sd::no_fusion>, sd::bind("x", x), sd::bind("y", y2), sd::bind("z", z2));
   CHECK(y1 == y2);
@@ -334,7 +311,7 @@ TEST_CASE("many streams: eight side streams joined on main", "[host][streams]") 
   std::vector<std::int32_t> z(n);
   std::vector<sd::binding> list{sd::bind("x", x), sd::bind("z", z)};
   for (int k = 0; k < 8; ++k) list.push_back(sd::bind(host_test::buffer_names[k], y[static_cast<std::size_t>(k)]));
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(host_test::many_streams, list);
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += z[i] != x[i] + x[i] * 28 + 28;  // sum of k and of x*k, k < 8
@@ -361,71 +338,8 @@ TEST_CASE("buffers of two domains with different extents", "[host][domains]") {
   const auto x = ramp<float>(1025, 0.0f, 1.0f);
   const auto u = ramp<float>(37, 5.0f, 1.0f);
   std::vector<float> y(1025), v(37);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(two_domains, sd::bind("x", x), sd::bind("u", u), sd::bind("y", y), sd::bind("v", v));
   CHECK(y[1024] == (1024.0f + 1) * 3);
   CHECK(v[36] == 41.0f * 2);
-}
-
-TEST_CASE("large kernels are split across helper threads", "[host][parallel]") {
-  constexpr std::size_t n = 5 * sd::host_detail::kernel_team::chunk_elements + 77;
-  const auto x = ramp<float>(n, 0.0f, 1.0f);
-  std::vector<float> y(n), z(n);
-  sd::host_options options;
-  options.kernel_helpers = 3;
-  sd::host_executor ex(options);
-  ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
-  std::size_t wrong = 0;
-  for (std::size_t i = 0; i < n; ++i) wrong += z[i] != (x[i] + 1) * 2;
-  CHECK(wrong == 0);
-}
-
-TEST_CASE("a plan built at run time runs through the plan_view overload", "[host][runtime-plan]") {
-  sd::builder b;
-  auto x = b.input<float>("x");
-  auto k = b.param<float>("k");
-  auto y = b.output<float>("y");
-  auto side = b.stream("side");
-  sd::with_stream(side, [&] { y = x * k; });
-  auto model = sd::passes::schedule(std::move(b.ir), sd::automatic);
-  REQUIRE(model.ir.ok());
-  const auto plan = sd::view_of(model);
-  constexpr std::size_t n = 100;
-  const auto xs = ramp<float>(n, 1.0f, 1.0f);
-  std::vector<float> ys(n);
-  const std::vector<sd::binding> list{sd::bind("x", xs), sd::bind("k", 4.0f), sd::bind("y", ys)};
-  sd::host_executor ex;
-  ex.run(plan, list);
-  CHECK(ys[99] == 400.0f);
-}
-
-TEST_CASE("runs from several threads on one executor are serialised", "[host][threads]") {
-  constexpr std::size_t n = 3000;
-  const auto x = ramp<float>(n, 0.0f, 1.0f);
-  std::vector<float> y1(n), z1(n), y2(n), z2(n);
-  sd::host_executor ex;
-  std::thread other([&] { ex.run(seed, sd::bind("x", x), sd::bind("y", y1), sd::bind("z", z1)); });
-  ex.run(seed, sd::bind("x", x), sd::bind("y", y2), sd::bind("z", z2));
-  other.join();
-  CHECK(z1 == z2);
-  CHECK(z1[2999] == 6000.0f);
-}
-
-TEST_CASE("a failure inside a stream reaches the caller without a deadlock", "[host][failure]") {
-  constexpr std::size_t n = 100;
-  const auto x = ramp<float>(n, 0.0f, 1.0f);
-  std::vector<float> y(n), z(n);
-  constexpr auto plan = seed.plan();
-  sd::host_executor ex;
-  // Fail at each op in turn: a side stream before its record (main waits for
-  // it), main before its entry record (side waits for it), and the others.
-  for (std::size_t failing = 0; failing < plan.ops.size(); ++failing) {
-    sd::host_detail::executor_test_access::set_before_op(ex, [failing](std::int32_t op) {
-      if (static_cast<std::size_t>(op) == failing) throw std::runtime_error("injected failure");
-    });
-    CHECK_THROWS_WITH(ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z)), "injected failure");
-  }
-  sd::host_detail::executor_test_access::set_before_op(ex, nullptr);
-  ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));  // still usable
-  CHECK(z[99] == 200.0f);
 }

@@ -5,7 +5,6 @@
 #include <span>
 #include <vector>
 
-#include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
 
 namespace host_test {

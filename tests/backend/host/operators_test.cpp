@@ -1,12 +1,14 @@
-// Every elementwise operator on every host element type, run on the host
-// executor and compared with values computed here in plain C++ (edge cases
-// against the constants element_ops.hpp promises).
+// Every elementwise operator on every host element type, run on the executor
+// under test (host in g++ builds, CUDA in nvcc builds: tests/backend/cuda/)
+// and compared with values computed here in plain C++ (edge cases against the
+// constants element_ops.hpp promises).
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "../executor_under_test.hpp"
 #include "host_test_support.hpp"
 
 namespace {
@@ -66,7 +68,7 @@ void check_arithmetic() {
   }
   std::vector<T> add(n), sub(n), mul(n), div(n), neg(n), abs(n), relu(n), mn(n), mx(n), sel(n);
   bool_buffer lt(n), le(n), gt(n), ge(n), eq(n), ne(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(arithmetic<T>, sd::bind("a", a), sd::bind("b", b), sd::bind("add", add), sd::bind("sub", sub),
          sd::bind("mul", mul), sd::bind("div", div), sd::bind("neg", neg), sd::bind("abs", abs),
          sd::bind("relu", relu), sd::bind("mn", mn), sd::bind("mx", mx), sd::bind("sel", sel),
@@ -120,11 +122,11 @@ template <class T>
 void check_transcendental() {
   const auto a = host_test::ramp<T>(n, T(0.01), T(0.013));
   std::vector<T> exp(n), log(n), sqrt(n), rsqrt(n), sin(n), cos(n), tanh(n), sigmoid(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(transcendental<T>, sd::bind("a", a), sd::bind("exp", exp), sd::bind("log", log), sd::bind("sqrt", sqrt),
          sd::bind("rsqrt", rsqrt), sd::bind("sin", sin), sd::bind("cos", cos), sd::bind("tanh", tanh),
          sd::bind("sigmoid", sigmoid));
-  const double eps = std::is_same_v<T, float> ? 1e-6 : 1e-14;
+  const double eps = backend_test::transcendental_tolerance<T>();
   std::size_t wrong = 0;
   auto near = [&](T got, T want) { return std::fabs(double(got) - double(want)) <= eps * (1 + std::fabs(double(want))); };
   for (std::size_t i = 0; i < n; ++i) {
@@ -181,7 +183,7 @@ TEST_CASE("logical operators, comparisons and min/max on bool", "[host][operator
     a[i] = (i & 1) != 0;
     b[i] = (i & 2) != 0;
   }
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(logic, sd::bind("a", a.span()), sd::bind("b", b.span()), sd::bind("both", both.span()),
          sd::bind("either", either.span()), sd::bind("nota", nota.span()), sd::bind("same", same.span()),
          sd::bind("differ", differ.span()), sd::bind("mn", mn.span()), sd::bind("mx", mx.span()),
@@ -236,18 +238,19 @@ TEST_CASE("promotion: mixed element types, weak literals and params", "[host][op
   std::vector<float> scaled(n), weak(n), exp_of_int(n), third(n);
   std::vector<int64_t> widened(n);
   std::vector<int32_t> iscaled(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(promotions, sd::bind("i", i), sd::bind("f", f), sd::bind("d", d), sd::bind("dparam", dparam),
          sd::bind("iparam", int32_t{-3}), sd::bind("sum_id", sum_id), sd::bind("scaled", scaled),
          sd::bind("weak", weak), sd::bind("widened", widened), sd::bind("exp_of_int", exp_of_int),
          sd::bind("third", third), sd::bind("mixed", mixed), sd::bind("iscaled", iscaled));
+  const float exp_tolerance = static_cast<float>(backend_test::transcendental_tolerance<float>());
   std::size_t wrong = 0;
   for (std::size_t k = 0; k < n; ++k) {
     wrong += sum_id[k] != double(i[k]) + d[k];
     wrong += scaled[k] != float(i[k]) * 2.5f;
     wrong += weak[k] != f[k] * float(dparam);
     wrong += widened[k] != int64_t(i[k] + 3);
-    wrong += std::fabs(exp_of_int[k] - std::exp(float(i[k]))) > 1e-6f * std::exp(float(i[k]));
+    wrong += std::fabs(exp_of_int[k] - std::exp(float(i[k]))) > exp_tolerance * std::exp(float(i[k]));
     wrong += third[k] != f[k] / 3.0f;
     wrong += mixed[k] != double(f[k]) * d[k];
     wrong += iscaled[k] != i[k] * -3;
@@ -283,7 +286,7 @@ TEST_CASE("float to integer conversion truncates, saturates and maps NaN to 0", 
   bool_buffer to_bool(m);
   std::vector<float> to_float(m);
   std::vector<double> back(m);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(conversions, sd::bind("f", f), sd::bind("d", d), sd::bind("to_i32", to_i32), sd::bind("to_i64", to_i64),
          sd::bind("to_bool", to_bool.span()), sd::bind("to_float", to_float), sd::bind("back", back));
   constexpr int32_t imax = std::numeric_limits<int32_t>::max(), imin = std::numeric_limits<int32_t>::min();
@@ -326,7 +329,7 @@ void check_integer_edges() {
   const std::vector<T> b{1, -1, 0, 0, 2, 2};
   const std::size_t m = a.size();
   std::vector<T> add(m), sub(m), mul(m), div(m), neg(m), abs(m);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(integer_edges<T>, sd::bind("a", a), sd::bind("b", b), sd::bind("add", add), sd::bind("sub", sub),
          sd::bind("mul", mul), sd::bind("div", div), sd::bind("neg", neg), sd::bind("abs", abs));
   CHECK(add == std::vector<T>{lo, hi, lo, 7, -5, T(lo + 1)});   // wraps around
@@ -361,7 +364,7 @@ TEST_CASE("float min/max ignore NaN, relu of NaN and -0 is +0, division by zero 
   const std::vector<float> a{nan, 1.0f, -0.0f, 1.0f, -1.0f};
   const std::vector<float> b{2.0f, nan, 0.0f, 0.0f, 0.0f};
   std::vector<float> mn(5), mx(5), relu(5), div(5);
-  sd::host_executor ex;
+  backend_test::executor ex;
   ex.run(float_edges, sd::bind("a", a), sd::bind("b", b), sd::bind("mn", mn), sd::bind("mx", mx),
          sd::bind("relu", relu), sd::bind("div", div));
   CHECK(mn[0] == 2.0f);
@@ -398,7 +401,7 @@ TEST_CASE("params of every type broadcast into expressions", "[host][operators][
   std::vector<double> y(n);
   bool_buffer flag(n);
   std::vector<int64_t> whole(n);
-  sd::host_executor ex;
+  backend_test::executor ex;
   for (bool pb : {true, false}) {
     ex.run(params_of_every_type, sd::bind("x", x), sd::bind("pb", pb), sd::bind("pi", int32_t{-5}),
            sd::bind("pl", int64_t{1} << 40), sd::bind("pf", 0.5f), sd::bind("pd", 3.0), sd::bind("y", y),

@@ -5,6 +5,8 @@
 // The same program with the wait is right under every one of those seeds.
 #include <catch2/catch.hpp>
 
+#include <streamdsl/backend/host/host_executor.hpp>
+
 #include "host_test_support.hpp"
 
 #if defined(__SANITIZE_THREAD__)

@@ -17,6 +17,8 @@
 #include <string>
 #include <variant>
 
+#include <streamdsl/backend/host/host_executor.hpp>
+
 #include "host_test_support.hpp"
 
 namespace {

@@ -4,6 +4,8 @@
 // race_negative_control_test.cpp).
 #include <catch2/catch.hpp>
 
+#include <streamdsl/backend/host/host_executor.hpp>
+
 #include "host_test_support.hpp"
 #include "test_programs.hpp"
 

@@ -1,0 +1,6 @@
+// Compile-time random programs, seeds 0 to 9, on the GPU against the
+// sequential reference and the host executor (split in files of 10 seeds to
+// keep each nvcc compile short).
+#define STREAMDSL_COMPILED_FIRST_SEED 0
+#define STREAMDSL_COMPILED_SEEDS 10
+#include "../../random/compiled_programs_test.cpp"

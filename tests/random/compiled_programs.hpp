@@ -1,0 +1,66 @@
+#pragma once
+// Compile-time random programs (constexpr_generator.hpp) run on the executor
+// under test (host in g++ builds, CUDA in nvcc builds) and compared bit for
+// bit with the sequential reference and, on the GPU, with the host executor.
+#include <span>
+#include <string>
+
+#include <streamdsl/backend/host/host_executor.hpp>
+
+#include "../backend/executor_under_test.hpp"
+#include "constexpr_generator.hpp"
+#include "host_run.hpp"
+
+namespace streamdsl::random_test::compiled {
+
+// The seed's program built at run time (the same constexpr function), with
+// its domain extents and param value: what the reference and the bindings need.
+inline generated_program runtime_program(std::uint64_t seed) {
+  generated_program g;
+  g.seed = seed;
+  g.family = "compiled";
+  g.opts = options_for(seed);
+  builder b;
+  write_random_program(b, seed);
+  g.user = b.ir;
+  // Small and edge-heavy extents, some crossing vector widths and blocks.
+  constexpr std::size_t extents[] = {1, 2, 3, 5, 8, 16, 17, 31, 33, 64, 511, 512, 1000, 1537, 4099, 70001};
+  crng r{seed ^ 0x5eed5eed5eed5eedull};
+  g.inputs.extents.push_back(extents[r.below(16)]);
+  g.inputs.extents.push_back(extents[r.below(16)]);
+  g.inputs.params.push_back(scalar::of(static_cast<float>(r.below(33) - 16) / 8));
+  return g;
+}
+
+// Runs seed `Seed` on `ex` (and, on the GPU, on `host`); empty when it
+// matches, else what differs, with the program.
+template <unsigned Seed>
+std::string check_compiled_program(backend_test::executor& ex, host_executor& host) {
+  using lambda = random_program<Seed>;
+  constexpr auto program = streamdsl::program<lambda::policy>(lambda{});
+  const auto g = runtime_program(Seed);
+  const auto initial = make_buffers(g, Seed);
+  auto expected = initial;
+  run_reference(ir::view_of(g.user), g.inputs, expected);
+  auto actual = initial;
+  const auto bindings = bindings_for(g, actual);
+  std::string why;
+  try {
+    ex.run(program, std::span<const binding>(bindings));
+    why = first_difference(g, expected, actual);
+    if (!why.empty()) why = std::string(backend_test::backend_name) + " against the reference: " + why;
+    if (why.empty() && backend_test::on_gpu) {
+      auto on_host = initial;
+      host.run(program, std::span<const binding>(bindings_for(g, on_host)));
+      why = first_difference(g, on_host, actual);
+      if (!why.empty()) why = "cuda_executor against host_executor (\"reference\" below): " + why;
+    }
+  } catch (const std::exception& e) {
+    why = std::string(backend_test::backend_name) + " threw: " + e.what();
+  }
+  if (why.empty()) return why;
+  return "seed " + std::to_string(Seed) + ": " + why + "\n" + g.describe() + "plan:\n" +
+         std::string(dump(program.plan()).view()) + "\n";
+}
+
+}  // namespace streamdsl::random_test::compiled

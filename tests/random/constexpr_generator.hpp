@@ -1,0 +1,365 @@
+#pragma once
+// A random-program generator the compiler can run: random_program<Seed> is a
+// program lambda type (empty, default-constructible, constexpr call operator),
+// so sd::program<random_program<Seed>::policy>(random_program<Seed>{}) is a
+// compile-time plan that the CUDA executor can run. The same function also
+// runs at run time (everything is constexpr, not consteval), which gives the
+// reference its IR and lets a host test sweep thousands of seeds cheaply.
+//
+// Programs use the public API: float buffers in two domains and a 0-d one,
+// an int32 input cast to float, a float param, 1 to 4 streams, 1 to 3 events
+// (re-recorded), event waits and wait_stream, nested stream scopes, compound
+// assignment and temps. No transcendental functions: results must match the
+// reference bit for bit on every backend. sd::checked programs get every sync
+// they need (tracked with vector clocks); sd::automatic programs leave some
+// out for the scheduler.
+#include <cstdint>
+
+#include <streamdsl/streamdsl.hpp>
+
+namespace streamdsl::random_test::compiled {
+
+// splitmix64, constexpr.
+struct crng {
+  std::uint64_t state;
+  constexpr std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  constexpr int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+  constexpr bool percent(int p) { return below(100) < p; }
+};
+
+// The options of a seed's program: drawn from their own stream of numbers.
+constexpr options options_for(std::uint64_t seed) {
+  crng r{seed * 7919 + 17};
+  options o;
+  o.sync = r.percent(40) ? sync_policy::automatic : sync_policy::checked;
+  o.fusion = !r.percent(20);
+  o.placement = r.percent(25) ? placement_policy::relaxed : placement_policy::strict;
+  return o;
+}
+
+inline constexpr int max_streams = 4;
+inline constexpr int max_events = 3;
+inline constexpr int max_buffers = 16;
+
+// Vector clocks of the program as written: clock[s][t] is how many statements
+// of stream t happen before the current point of stream s (clock[s][s] is s's
+// own count); an access (t, k) is ordered before s's next statement when
+// t == s or clock[s][t] >= k. Per buffer: its last write and, per stream, its
+// last read since then (earlier accesses are ordered before those).
+struct order_clocks {
+  int streams = 1;
+  int clock[max_streams][max_streams]{};
+  int event_clock[max_events][max_streams]{};
+  bool recorded[max_events]{};
+  int write_stream[max_buffers]{};
+  int write_index[max_buffers]{};  // 0: never written
+  int read_index[max_buffers][max_streams]{};
+
+  constexpr bool ordered(int s, int t, int k) const { return t == s || k == 0 || clock[s][t] >= k; }
+  constexpr void join(int s, const int (&other)[max_streams]) {
+    for (int t = 0; t < streams; ++t)
+      if (other[t] > clock[s][t]) clock[s][t] = other[t];
+  }
+  // A stream s must sync with before it reads `reads` (a bit per buffer) and
+  // writes `target` (-1: none); -1 when everything is ordered.
+  constexpr int unordered_stream(int s, std::uint32_t reads, int target) const {
+    for (int b = 0; b < max_buffers; ++b) {
+      const bool read = (reads >> b) & 1u;
+      if ((read || b == target) && !ordered(s, write_stream[b], write_index[b])) return write_stream[b];
+      if (b == target)
+        for (int t = 0; t < streams; ++t)
+          if (!ordered(s, t, read_index[b][t])) return t;
+    }
+    return -1;
+  }
+  constexpr void statement(int s, std::uint32_t reads, int target) {
+    const int k = ++clock[s][s];
+    for (int b = 0; b < max_buffers; ++b)
+      if ((reads >> b) & 1u) read_index[b][s] = k;
+    write_stream[target] = s;
+    write_index[target] = k;
+    for (int t = 0; t < streams; ++t) read_index[target][t] = 0;
+  }
+  constexpr void record(int s, int e) {
+    for (int t = 0; t < max_streams; ++t) event_clock[e][t] = clock[s][t];
+    recorded[e] = true;
+  }
+  constexpr void wait(int s, int e) { join(s, event_clock[e]); }
+  constexpr void wait_stream(int s, int t) { join(s, clock[t]); }
+};
+
+using fexpr = expr<float, strength::tensor>;
+
+// The generator's state while it builds one program.
+class program_writer {
+ public:
+  constexpr program_writer(builder& p, std::uint64_t seed)
+      : p_(p),
+        r_{seed},
+        automatic_(options_for(seed).sync == sync_policy::automatic),
+        m_(p.domain("m")),
+        x_(p.input<float>("x")),
+        w_(p.input<float>("w")),
+        s_(p.input<float>("s", streamdsl::scalar)),
+        u_(p.input<float>("u", m_)),
+        count_(p.input<std::int32_t>("count")),
+        acc_(p.inout<float>("acc")),
+        mv_(p.inout<float>("mv", m_)),
+        y_(p.output<float>("y")),
+        z_(p.output<float>("z")),
+        total_(p.output<float>("total", streamdsl::scalar)),
+        v_(p.output<float>("v", m_)),
+        t_(p.temp<float>("t")),
+        k_(p.temp<float>("k", m_)),
+        alpha_(p.param<float>("alpha")),
+        streams_{p.main_stream(), p.stream("copy"), p.stream("compute"), p.stream("side")},
+        events_{p.event("ready"), p.event("done"), p.event("again")} {
+    const int x = r_.below(100);
+    clocks_.streams = x < 10 ? 1 : x < 45 ? 2 : x < 80 ? 3 : 4;
+    events_used_ = 1 + r_.below(max_events);
+    keep_percent_ = automatic_ ? 30 * r_.below(4) : 100;
+  }
+
+  constexpr void write_program() {
+    const int statements = 3 + r_.below(14);
+    while (statements_ < statements) block(0, 0);
+  }
+
+ private:
+  enum target_kind { to_acc, to_mv, to_y, to_z, to_total, to_v, to_t, to_k, target_count };
+
+  constexpr int id_of_target(int target) const {
+    switch (target) {
+      case to_acc: return acc_.id();
+      case to_mv: return mv_.id();
+      case to_y: return y_.id();
+      case to_z: return z_.id();
+      case to_total: return total_.id();
+      case to_v: return v_.id();
+      case to_t: return t_.id();
+      default: return k_.id();
+    }
+  }
+  constexpr int domain_of(int id) const { return p_.ir.buffers[static_cast<std::size_t>(id)].domain; }
+  // Inputs and inouts hold the caller's data; outputs and temps once written.
+  constexpr bool readable(int id) const {
+    const auto kind = p_.ir.buffers[static_cast<std::size_t>(id)].kind;
+    return kind == ir::access::input || kind == ir::access::inout || clocks_.write_index[id] > 0;
+  }
+
+  // Runs f with stream s current: in a (possibly nested) scope unless it is.
+  template <class F>
+  constexpr void in_stream(int s, F f) {
+    if (p_.current_stream == s)
+      f();
+    else
+      with_stream(streams_[s], f);
+  }
+
+  // A random float leaf of `domain` or 0-d; its loads are added to `reads`.
+  constexpr fexpr leaf(int domain, std::uint32_t& reads) {
+    int options[max_buffers]{};
+    int n = 0;
+    for (int id = 0; id < static_cast<int>(p_.ir.buffers.size()); ++id) {
+      const int d = domain_of(id);
+      if (p_.ir.buffers[static_cast<std::size_t>(id)].type == dtype::float32 && (d == domain || d < 0) && readable(id))
+        options[n++] = id;
+    }
+    const int x = r_.below(100);
+    if (x < 8) return fexpr{&p_, (alpha_ * 1.0f).node};  // the param, broadcast
+    if (x < 16 && domain == count_domain()) {
+      reads |= 1u << count_.id();
+      return sd::cast<float>(count_);
+    }
+    const int id = options[r_.below(n)];  // never empty: "s" is a 0-d input
+    reads |= 1u << id;
+    return fexpr{&p_, p_.load(id).node};
+  }
+  constexpr int count_domain() const { return domain_of(count_.id()); }
+
+  constexpr fexpr combine(const fexpr& a, const fexpr& b) {
+    switch (r_.below(6)) {
+      case 0: return a + b;
+      case 1: return a - b;
+      case 2: return a * b;
+      case 3: return a / b;
+      case 4: return sd::min(a, b);
+      default: return sd::max(a, b);
+    }
+  }
+
+  constexpr fexpr expression(int depth, int domain, std::uint32_t& reads) {
+    if (depth <= 0) {
+      const fexpr a = leaf(domain, reads);
+      return r_.percent(30) ? a : combine(a, leaf(domain, reads));
+    }
+    const int x = r_.below(100);
+    const fexpr a = expression(depth - 1, domain, reads);
+    if (x < 35) return combine(a, expression(depth - 1, domain, reads));
+    if (x < 50) return combine(a, leaf(domain, reads));
+    if (x < 65) {
+      switch (r_.below(5)) {
+        case 0: return a + 0.25f;
+        case 1: return a * 2.5;  // a weak double literal: stays float
+        case 2: return 1.5f - a;
+        case 3: return a / 3;
+        default: return -a;
+      }
+    }
+    if (x < 80) {
+      switch (r_.below(3)) {
+        case 0: return sd::abs(a);
+        case 1: return sd::relu(a);
+        default: return sd::sqrt(sd::abs(a));  // correctly rounded everywhere
+      }
+    }
+    const fexpr b = expression(depth - 1, domain, reads);
+    const fexpr c = leaf(domain, reads);
+    switch (r_.below(3)) {
+      case 0: return sd::where(a > b, c, 0.0f);
+      case 1: return sd::where(a < 1 && b >= c, a, c);
+      default: return sd::where(!(a == b), b, c);
+    }
+  }
+
+  // Nested stream scopes, each a few statements, syncs and inner scopes.
+  constexpr void block(int depth, int current) {
+    const int n = 1 + r_.below(5);
+    for (int i = 0; i < n; ++i) {
+      const int x = r_.below(100);
+      if (x < 20 && depth < 2) {
+        const int s = r_.below(clocks_.streams);
+        with_stream(streams_[s], [&] { block(depth + 1, s); });
+      } else if (x < 30) {
+        random_sync(current);
+      } else {
+        statement(current);
+      }
+    }
+  }
+
+  constexpr void record(int s, int e) {
+    in_stream(s, [&] { events_[e].record(); });
+    clocks_.record(s, e);
+  }
+  constexpr void wait(int s, int e) {
+    in_stream(s, [&] { events_[e].wait(); });
+    clocks_.wait(s, e);
+  }
+  constexpr void wait_stream(int s, int t) {
+    streams_[s].wait_stream(streams_[t]);
+    clocks_.wait_stream(s, t);
+  }
+
+  // Orders stream t's work so far before s's next statement: a wait on an
+  // event whose record already covers it, a fresh record and wait, or wait_stream.
+  constexpr void sync_with(int s, int t, std::uint32_t reads, int target) {
+    for (int e = 0; e < events_used_; ++e) {
+      if (!clocks_.recorded[e] || !r_.percent(50)) continue;
+      order_clocks trial = clocks_;
+      trial.wait(s, e);
+      if (trial.unordered_stream(s, reads, target) != t) {
+        wait(s, e);
+        return;
+      }
+    }
+    if (r_.percent(65)) {
+      const int e = r_.below(events_used_);
+      record(t, e);  // may re-record: later waits bind to this record
+      wait(s, e);
+    } else {
+      wait_stream(s, t);
+    }
+  }
+
+  // A sync nothing needs (yet): extra, often redundant ordering.
+  constexpr void random_sync(int current) {
+    const int x = r_.below(3);
+    const int e = r_.below(events_used_);
+    if (x == 0) {
+      record(current, e);
+    } else if (x == 1 && clocks_.recorded[e]) {
+      wait(current, e);
+    } else {
+      wait_stream(current, r_.below(clocks_.streams));
+    }
+  }
+
+  constexpr void statement(int current) {
+    const int target = r_.below(target_count);
+    const int id = id_of_target(target);
+    std::uint32_t reads = 0;
+    const fexpr value = expression(r_.below(3), domain_of(id), reads);
+    const bool compound = readable(id) && r_.percent(30);
+    if (compound) reads |= 1u << id;
+    // Every sync an sd::checked program needs; some for sd::automatic.
+    bool skipped[max_streams]{};
+    for (int t = clocks_.unordered_stream(current, reads, id); t >= 0 && !skipped[t];
+         t = clocks_.unordered_stream(current, reads, id)) {
+      if (r_.percent(keep_percent_))
+        sync_with(current, t, reads, id);
+      else
+        skipped[t] = true;  // left to the scheduler; later accesses may still race with t
+    }
+    const int op = compound ? r_.below(4) : -1;
+    in_stream(current, [&] {
+      switch (target) {
+        case to_acc: assign(acc_, value, op); break;
+        case to_mv: assign(mv_, value, op); break;
+        case to_y: assign(y_, value, op); break;
+        case to_z: assign(z_, value, op); break;
+        case to_total: assign(total_, value, op); break;
+        case to_v: assign(v_, value, op); break;
+        case to_t: assign(t_, value, op); break;
+        default: assign(k_, value, op); break;
+      }
+    });
+    clocks_.statement(current, reads, id);
+    ++statements_;
+  }
+
+  template <class Handle>
+  static constexpr void assign(Handle& h, const fexpr& value, int op) {
+    switch (op) {
+      case 0: h += value; break;
+      case 1: h -= value; break;
+      case 2: h *= value; break;
+      case 3: h /= value; break;
+      default: h = value; break;
+    }
+  }
+
+  builder& p_;
+  crng r_;
+  bool automatic_;
+  int keep_percent_ = 100;
+  int events_used_ = 1;
+  int statements_ = 0;
+  order_clocks clocks_;
+  domain m_;
+  input<float> x_, w_, s_, u_;
+  input<std::int32_t> count_;
+  inout<float> acc_, mv_;
+  output<float> y_, z_, total_, v_;
+  temp<float> t_, k_;
+  param<float> alpha_;
+  stream streams_[max_streams];
+  event events_[max_events];
+};
+
+// Builds the program of one seed (at compile time or at run time).
+constexpr void write_random_program(builder& p, std::uint64_t seed) { program_writer(p, seed).write_program(); }
+
+// The program lambda type of one seed.
+template <unsigned Seed>
+struct random_program {
+  static constexpr options policy = options_for(Seed);
+  constexpr void operator()(builder& p) const { write_random_program(p, Seed); }
+};
+
+}  // namespace streamdsl::random_test::compiled
