@@ -25,7 +25,7 @@ if [ "${STREAMDSL_QUICK:-0}" != 1 ]; then
   if [ -x /usr/local/cuda/bin/nvcc ]; then
     echo "== preset cuda (CUDA targets only; the host suite ran above) =="
     cmake --preset cuda >/dev/null
-    cmake --build --preset cuda -j"$jobs" --target test_cuda_executor bench_workloads bench_tuning cuda_examples
+    cmake --build --preset cuda -j"$jobs" --target cuda_tests bench_workloads bench_tuning cuda_examples
     ctest --preset cuda -L gpu
     echo "== preset cuda done at $((SECONDS - start)) s =="
   else
