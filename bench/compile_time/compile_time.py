@@ -25,6 +25,8 @@ compiles): 20 statements <= 5 s under nvcc; 200 statements <= 15 s and
 
 usage: compile_time.py [--repeat 3] [--out compile_time.json] [--sizes 20,50,200]
                        [--cxx g++] [--nvcc PATH|none] [--arch sm_90] [--keep DIR]
+                       [--raise-constexpr-limits] [--gxx-flags F] [--nvcc-flags F]
+       compile_time.py --report compile_time.json   (the table of an earlier run)
 Only the Python standard library is used. Compiles run one at a time.
 """
 import argparse
@@ -40,6 +42,9 @@ import tempfile
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+# g++'s limit on operations in one constant evaluation (default 2^25)
+GXX_RAISED = "-fconstexpr-ops-limit=4294967296"
 
 # statements -> streams (main included)
 STREAMS_FOR = {20: 2, 50: 3, 200: 4}
@@ -222,6 +227,17 @@ def gnu_time():
     return None
 
 
+class CompileError(Exception):
+    """A unit that does not compile: its first error line."""
+
+
+def first_error(stderr):
+    for ln in stderr.splitlines():
+        if "error" in ln:
+            return ln.strip()[:300]
+    return (stderr.strip().splitlines() or ["(no output)"])[-1][:300]
+
+
 def measure(command, cwd, gtime):
     """Runs command once; returns (wall s, peak KB, CPU s) or raises on failure."""
     if gtime:
@@ -229,7 +245,7 @@ def measure(command, cwd, gtime):
             r = subprocess.run([gtime, "-f", "%e %M %U %S", "-o", f.name] + command, cwd=cwd,
                                capture_output=True, text=True)
             if r.returncode != 0:
-                raise RuntimeError("failed: %s\n%s%s" % (" ".join(command), r.stdout, r.stderr[-6000:]))
+                raise CompileError(first_error(r.stderr))
             wall, peak, user, system = f.read().split()[-4:]
             return float(wall), int(peak), float(user) + float(system)
     # Without GNU time: a fresh Python process waits for the compile, so its
@@ -240,7 +256,7 @@ def measure(command, cwd, gtime):
              "sys.exit(r.returncode)")
     r = subprocess.run([sys.executable, "-c", probe] + command, cwd=cwd, capture_output=True, text=True)
     if r.returncode != 0:
-        raise RuntimeError("failed: %s\n%s%s" % (" ".join(command), r.stdout, r.stderr[-6000:]))
+        raise CompileError(first_error(r.stderr))
     wall, peak, cpu = r.stderr.rsplit("@@", 1)[1].split()
     return float(wall), int(peak), float(cpu)
 
@@ -286,18 +302,32 @@ def main():
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", default="compile_time.json")
     ap.add_argument("--keep", default="", help="write the generated sources here and keep them")
+    ap.add_argument("--gxx-flags", default="", help="extra g++ flags, e.g. -fconstexpr-ops-limit=4294967296")
+    ap.add_argument("--nvcc-flags", default="", help="extra nvcc flags")
+    ap.add_argument("--raise-constexpr-limits", action="store_true",
+                    help="raise both compilers' constant-evaluation limits (g++ -fconstexpr-ops-limit, and "
+                         "cudafe++'s --max_cost_constexpr_call under nvcc), to see what a program that trips "
+                         "them would cost")
+    ap.add_argument("--report", default="", help="only print the table of an earlier run's JSON file")
     args = ap.parse_args()
+    if args.report:
+        with open(args.report) as f:
+            print(markdown(json.load(f)))
+        return
 
     include = os.path.join(REPO, "include")
+    if args.raise_constexpr_limits:
+        args.gxx_flags += " " + GXX_RAISED
+        args.nvcc_flags += " -Xcudafe --max_cost_constexpr_call=2000000000 -Xcompiler=" + GXX_RAISED
     nvcc = find_nvcc(args.nvcc)
     gtime = gnu_time()
     work = args.keep or tempfile.mkdtemp(prefix="sd_compile_time_")
     os.makedirs(work, exist_ok=True)
 
-    compilers = {"g++": [args.cxx, "-std=c++20", "-O2", "-I" + include, "-c"]}
+    compilers = {"g++": [args.cxx, "-std=c++20", "-O2"] + args.gxx_flags.split() + ["-I" + include, "-c"]}
     if nvcc:
-        compilers["nvcc"] = [nvcc, "-std=c++20", "-arch=" + args.arch, "--expt-relaxed-constexpr", "-I" + include,
-                             "-c"]
+        compilers["nvcc"] = ([nvcc, "-std=c++20", "-arch=" + args.arch, "--expt-relaxed-constexpr"] +
+                             args.nvcc_flags.split() + ["-I" + include, "-c"])
     executor_of = {"g++": "host", "nvcc": "cuda"}
     executor_header = {"host": "host/host_executor.hpp", "cuda": "cuda/cuda_executor.hpp"}
 
@@ -320,7 +350,12 @@ def main():
             with open(os.path.join(work, stem + ext), "w") as f:
                 f.write(src)
             command = compilers[comp] + [stem + ext, "-o", stem + ".o"]
-            runs = [measure(command, work, gtime) for _ in range(args.repeat)]
+            try:
+                runs = [measure(command, work, gtime) for _ in range(args.repeat)]
+            except CompileError as e:
+                row[comp] = {"error": str(e), "command": " ".join(command)}
+                print("%-16s %-5s FAILED: %s" % (name, comp, e), file=sys.stderr, flush=True)
+                continue
             row[comp] = {"wall_s": [r[0] for r in runs], "peak_kb": [r[1] for r in runs],
                          "cpu_s": [r[2] for r in runs], "median_s": statistics.median(r[0] for r in runs),
                          "median_cpu_s": statistics.median(r[2] for r in runs),
@@ -349,6 +384,7 @@ def main():
         "compilers": {"g++": version([args.cxx])} | ({"nvcc": version([nvcc])} if nvcc else {}),
         "measured_with": "GNU time -f '%e %M %U %S'" if gtime else "python3 wait + getrusage(RUSAGE_CHILDREN)",
         "repeat": args.repeat,
+        "extra_flags": {"g++": args.gxx_flags.strip(), "nvcc": args.nvcc_flags.strip()},
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "results": results,
     }
@@ -366,7 +402,11 @@ def bar_verdicts(report):
     rows = {r["unit"]: r for r in report["results"]}
 
     def judge(unit, comp, what, value, limit, unit_name):
-        if unit in rows and comp in rows[unit]:
+        if unit in rows and comp in rows[unit] and "error" in rows[unit][comp]:
+            line = "%s under %s: does not compile MISSED" % (unit, comp)
+            if line not in verdicts:
+                verdicts.append(line)
+        elif unit in rows and comp in rows[unit]:
             v = rows[unit][comp][value]
             verdicts.append("%s under %s: %.2f %s (bar %s %s) %s" % (
                 unit, comp, v, unit_name, what, limit, "ok" if v <= limit else "MISSED"))
@@ -385,19 +425,26 @@ def markdown(report):
     rule = "|---|---:|---:|---|" + "---:|---:|" * len(comps)
     lines = [head, rule]
     for r in report["results"]:
-        cells = ["%.2f (%.2f) | %.0f" % (r[c]["median_s"], r[c]["median_cpu_s"], r[c]["peak_mb"]) if c in r else " | "
-                 for c in comps]
+        cells = [("failed | " if "error" in r[c] else "%.2f (%.2f) | %.0f" % (
+                     r[c]["median_s"], r[c]["median_cpu_s"], r[c]["peak_mb"])) if c in r else " | " for c in comps]
         lines.append("| %s | %s | %s | %s | %s |" % (
             r["unit"], r["streams"] or "", r["syncs"] or "", r.get("plan_summary", ""), " | ".join(cells)))
     lines.append("")
     lines.append("Median of %d compiles: wall seconds (user + system CPU seconds); MB = peak resident set of the "
                  "largest process of one compile. Measured with %s." % (report["repeat"], report["measured_with"]))
     lines.append("Compilers: " + "; ".join("%s: %s" % kv for kv in report["compilers"].items()))
+    extra = ["%s `%s`" % (c, f) for c, f in report.get("extra_flags", {}).items() if f and c in comps]
+    if extra:
+        lines.append("Extra flags: " + "; ".join(extra))
     lines.append("Machine: %s, %s cores, load %.1f before / %.1f after" % (
         report["machine"].get("cpu", "?"), report["machine"]["cores"], report["machine"].get("load_before", -1),
         report["machine"].get("load_after", -1)))
     lines.append("")
     lines += ["- " + v for v in bar_verdicts(report)]
+    failures = ["%s under %s: %s" % (r["unit"], c, r[c]["error"]) for r in report["results"] for c in comps
+                if c in r and "error" in r[c]]
+    if failures:
+        lines += ["", "Units that did not compile:"] + ["- " + f for f in failures]
     return "\n".join(lines)
 
 
