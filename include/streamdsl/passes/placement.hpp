@@ -25,9 +25,9 @@ namespace streamdsl::passes {
 
 // Moves statements `moved` (ascending indices) to just before statement
 // `before` (not among them), onto stream `stream`; waits stay bound.
-constexpr void move_statements(ir::program& p, const detail::dyn_array<std::int32_t>& moved, std::int32_t before,
-                               std::int32_t stream) {
-  const auto n = p.stmts.size();
+constexpr void move_statements(detail::dyn_array<ir::statement>& stmts, const detail::dyn_array<std::int32_t>& moved,
+                               std::int32_t before, std::int32_t stream) {
+  const auto n = stmts.size();
   detail::dyn_array<bool> is_moved(n, false);
   for (auto i : moved) is_moved[static_cast<std::size_t>(i)] = true;
   detail::dyn_array<ir::statement> out;
@@ -36,17 +36,25 @@ constexpr void move_statements(ir::program& p, const detail::dyn_array<std::int3
     if (static_cast<std::int32_t>(i) == before)
       for (auto m : moved) {
         index[static_cast<std::size_t>(m)] = static_cast<std::int32_t>(out.size());
-        auto s = p.stmts[static_cast<std::size_t>(m)];
+        auto s = stmts[static_cast<std::size_t>(m)];
         s.stream = stream;
         out.push_back(s);
       }
     if (is_moved[i]) continue;
     index[i] = static_cast<std::int32_t>(out.size());
-    out.push_back(p.stmts[i]);
+    out.push_back(stmts[i]);
   }
   for (auto& s : out)
     if (s.kind == ir::stmt_kind::wait) s.binds = index[static_cast<std::size_t>(s.binds)];
-  p.stmts = out;
+  stmts = static_cast<detail::dyn_array<ir::statement>&&>(out);
+}
+
+// Whether statements `stmts` (a trial rearrangement of p's) are race-free.
+// Trials copy only the statement list: moves never touch nodes or names.
+constexpr bool race_free(const ir::program& p, const detail::dyn_array<ir::statement>& stmts) {
+  auto v = ir::view_of(p);
+  v.stmts = stmts;
+  return find_race(v).buffer < 0;
 }
 
 struct move_candidate {
@@ -131,42 +139,48 @@ constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>&
     const auto& w = m.ir.stmts[i];
     if (w.kind != ir::stmt_kind::wait) continue;
     if (!emptied_stream[static_cast<std::size_t>(m.ir.stmts[static_cast<std::size_t>(w.binds)].stream)]) continue;
-    ir::program trial = m.ir;
-    detail::dyn_array<bool> drop(trial.stmts.size(), false);
+    detail::dyn_array<ir::statement> trial = m.ir.stmts;
+    detail::dyn_array<bool> drop(trial.size(), false);
     drop[i] = true;
     erase_statements(trial, drop);
-    if (find_race(ir::view_of(trial)).buffer >= 0) continue;
+    if (!race_free(m.ir, trial)) continue;
     detail::text t;
     t << "removed ";
     ir::describe_sync(ir::view_of(m.ir), static_cast<std::int32_t>(i), t);
     t << ": nothing it ordered is left after moving work";
     m.note(t);
-    m.ir = static_cast<ir::program&&>(trial);
+    m.ir.stmts = static_cast<detail::dyn_array<ir::statement>&&>(trial);
   }
 }
 
 constexpr void place_work(plan_model& m, options o) {
   if (o.sync == sync_policy::unchecked) return;  // moves are proven safe with the race check
   detail::dyn_array<bool> emptied(m.ir.streams.size(), false);
+  // Kernels are examined in issue order. After a move the partition is
+  // rebuilt and the scan resumes at the same index: the kernels before it
+  // were examined already (a move only merges later work into a later
+  // kernel), which keeps this pass near-linear in the number of kernels.
   bool changed = true;
+  std::int32_t resume = 0;
   while (changed) {
     changed = false;
     const auto v = ir::view_of(m.ir);
     const auto parts = fuse_runs(v, o.fusion);
-    for (std::int32_t k = 0; k < static_cast<std::int32_t>(parts.kernels.size()) && !changed; ++k) {
+    for (std::int32_t k = resume; k < static_cast<std::int32_t>(parts.kernels.size()) && !changed; ++k) {
+      resume = k;
       const auto c = find_consumer(v, parts, k, o.placement);
       if (c.producer < 0 || !move_keeps_values(v, parts, c)) continue;
-      ir::program trial = m.ir;
+      detail::dyn_array<ir::statement> trial = m.ir.stmts;
       const auto& producer = parts.kernels[static_cast<std::size_t>(k)];
       detail::dyn_array<std::int32_t> moved;
       for (std::int32_t j = 0; j < producer.count; ++j)
         moved.push_back(parts.stmts[static_cast<std::size_t>(producer.first + j)]);
       const auto& consumer = parts.kernels[static_cast<std::size_t>(c.consumer)];
       move_statements(trial, moved, parts.stmts[static_cast<std::size_t>(consumer.first)], consumer.stream);
-      if (find_race(ir::view_of(trial)).buffer >= 0) continue;
+      if (!race_free(m.ir, trial)) continue;
       note_move(m, m.ir, parts, c);
       emptied[static_cast<std::size_t>(producer.stream)] = true;
-      m.ir = static_cast<ir::program&&>(trial);
+      m.ir.stmts = static_cast<detail::dyn_array<ir::statement>&&>(trial);
       changed = true;
     }
   }
