@@ -6,6 +6,7 @@
 #include "dyn_array.hpp"
 
 #include "../diag/describe.hpp"
+#include "../ir/accesses.hpp"
 #include "../ir/program.hpp"
 #include "../ir/render.hpp"
 #include "text.hpp"
@@ -67,6 +68,7 @@ class builder_state {
   constexpr std::int32_t add_buffer(std::string_view name, ir::access kind, dtype type,
                                     std::int32_t domain) {
     ir.buffers.push_back({declare_name(name, buffer_kind_name(kind)), kind, type, domain});
+    written_.push_back(false);
     return static_cast<std::int32_t>(ir.buffers.size() - 1);
   }
   constexpr std::int32_t add_param(std::string_view name, dtype type) {
@@ -234,6 +236,7 @@ class builder_state {
     const auto index = push(s);
     const auto domain = ir.nodes[value.node].domain;
     const auto name = ir.name(b.name);
+    const auto unwritten = unwritten_temp_read(value.node);
     if (b.kind == ir::access::input) {
       text t;
       diag::describe_statement(ir::view_of(ir), index, t);
@@ -241,6 +244,15 @@ class builder_state {
         << name_of(b.type) << ">(\"" << name << "\") to update it in place, or write the result to an "
         << "output or temp buffer";
       fail(diag::error_kind::write_to_input, t);
+    } else if (unwritten >= 0) {
+      const auto temp = ir.name(ir.buffers[unwritten].name);
+      const auto type = name_of(ir.buffers[unwritten].type);
+      text t;
+      diag::describe_statement(ir::view_of(ir), index, t);
+      t << " reads the temp buffer '" << temp << "' before any statement writes it, and a temp holds no value "
+        << "until the program writes one; assign '" << temp << "' first (`" << temp << " = ...`), or declare it "
+        << "p.inout<" << type << ">(\"" << temp << "\") if the caller provides its value";
+      fail(diag::error_kind::temp_read_before_write, t);
     } else if (!(value.type.power == strength::literal
                      ? category_of(value.type.type) <= category_of(b.type)  // a weak literal: y = 2.5
                      : assignable(b.type, value.type.type))) {
@@ -265,6 +277,7 @@ class builder_state {
         << "' over domain '" << view.domain_name(domain) << "' (only 0-d values broadcast)";
       fail(diag::error_kind::domain_mismatch, t);
     }
+    written_[static_cast<std::size_t>(target)] = true;
   }
 
   constexpr void record(std::int32_t event) {
@@ -308,6 +321,15 @@ class builder_state {
       if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
         return false;
     return true;
+  }
+
+  // A temp the expression at `node` reads that no earlier statement wrote, or -1.
+  constexpr std::int32_t unwritten_temp_read(std::int32_t node) const {
+    detail::dyn_array<std::int32_t> reads;
+    ir::collect_reads(ir::view_of(ir), node, reads);
+    for (auto b : reads)
+      if (ir.buffers[b].kind == ir::access::temp && !written_[static_cast<std::size_t>(b)]) return b;
+    return -1;
   }
 
   constexpr std::int32_t push(const ir::expr_node& n) {
@@ -385,6 +407,7 @@ class builder_state {
 
   detail::dyn_array<std::string_view> names_;
   detail::dyn_array<std::string_view> declared_as_;  // what each of names_ was declared as
+  detail::dyn_array<bool> written_;                   // per buffer: some statement so far writes it
 };
 
 }  // namespace streamdsl::detail

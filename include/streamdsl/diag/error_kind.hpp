@@ -11,6 +11,7 @@ enum class error_kind : std::uint8_t {
   none,
   narrowing_assignment,
   write_to_input,
+  temp_read_before_write,
   wait_before_record,
   where_condition_not_bool,
   where_type_mismatch,
@@ -28,6 +29,7 @@ constexpr std::string_view name_of(error_kind k) {
     case error_kind::none: return "none";
     case error_kind::narrowing_assignment: return "narrowing_assignment_needs_cast";
     case error_kind::write_to_input: return "write_to_input_buffer";
+    case error_kind::temp_read_before_write: return "temp_read_before_any_write";
     case error_kind::wait_before_record: return "wait_on_event_before_any_record";
     case error_kind::where_condition_not_bool: return "where_condition_must_be_bool";
     case error_kind::where_type_mismatch: return "where_branches_have_different_types";

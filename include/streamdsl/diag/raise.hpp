@@ -35,6 +35,8 @@ STREAMDSL_ERROR_TEMPLATE(
     "an assignment stores a wider type in a narrower buffer; wrap the value in sd::cast<T>(...)")
 STREAMDSL_ERROR_TEMPLATE(write_to_input_buffer,
                          "a statement writes an input buffer, and inputs are read-only")
+STREAMDSL_ERROR_TEMPLATE(temp_read_before_any_write,
+                         "a statement reads a temp buffer before any statement writes it")
 STREAMDSL_ERROR_TEMPLATE(wait_on_event_before_any_record,
                          "an event is waited on with no record of it earlier in the program")
 STREAMDSL_ERROR_TEMPLATE(where_condition_must_be_bool, "the condition c of where(c, a, b) is not bool")
@@ -63,6 +65,8 @@ constexpr bool raise() {
     return narrowing_assignment_needs_cast<Message>::value;
   else if constexpr (Kind == write_to_input)
     return write_to_input_buffer<Message>::value;
+  else if constexpr (Kind == temp_read_before_write)
+    return temp_read_before_any_write<Message>::value;
   else if constexpr (Kind == wait_before_record)
     return wait_on_event_before_any_record<Message>::value;
   else if constexpr (Kind == where_condition_not_bool)
