@@ -10,6 +10,8 @@
 #include <random>
 #include <streamdsl/backend/cuda/cuda_executor.hpp>
 #include <streamdsl/backend/cuda/cuda_graph.hpp>
+#include <streamdsl/backend/cuda/device_bindings.hpp>
+#include <utility>
 #include <streamdsl/streamdsl.hpp>
 #include <vector>
 
@@ -264,4 +266,16 @@ TEST_CASE("binding errors are thrown before anything is launched", "[cuda][sanit
   const auto zs = z.download();
   for (auto v : zs) REQUIRE(v == -7.f);  // untouched
   for (auto v : host_y) REQUIRE(v == -7.f);
+}
+
+TEST_CASE("thrust::device_vector and cuda::std::span bindings", "[cuda][sanitize]") {
+  const std::size_t n = 777;
+  const auto xs = random_floats(n, 51);
+  thrust::device_vector<float> x(xs.begin(), xs.end()), y(n);
+  device_buffer<float> z(n);
+  sd::cuda_executor ex;
+  ex.run(seed, sd::bind("x", std::as_const(x)), sd::bind("y", y),
+         sd::bind("z", cuda::std::span<float>(z.get(), n)));
+  const auto zs = z.download();
+  for (std::size_t k = 0; k < n; ++k) REQUIRE(zs[k] == (xs[k] + 1) * 2);
 }
