@@ -44,7 +44,9 @@ void loads_of(const Program& p, std::int32_t node, std::vector<std::int32_t>& ou
     for (auto b : out) seen = seen || b == n.ref;
     if (!seen) out.push_back(n.ref);
   }
-  for (auto child : {n.a, n.b, n.c})
+  // A named array: nvcc's host code mangles a range-for over a braced list.
+  const std::int32_t children[] = {n.a, n.b, n.c};
+  for (auto child : children)
     if (child >= 0) loads_of(p, child, out);
 }
 
