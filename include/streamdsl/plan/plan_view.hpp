@@ -4,6 +4,7 @@
 #include "../detail/dyn_array.hpp"
 #include <string_view>
 
+#include "../detail/text.hpp"
 #include "../ir/program_view.hpp"
 #include "plan_types.hpp"
 
@@ -99,7 +100,7 @@ struct plan_view {
   constexpr std::string_view note(std::size_t i) const { return ir.name(notes[i]); }
   constexpr bool has_note(std::string_view part) const {
     for (const auto& n : notes)
-      if (ir.name(n).find(part) != std::string_view::npos) return true;
+      if (detail::contains(ir.name(n), part)) return true;
     return false;
   }
 
