@@ -25,6 +25,7 @@ class builder_state {
     ir.domains.push_back({ir.intern("n")});
     names_.push_back("main");
     declared_as_.push_back("main stream");
+    index_name(0);
   }
 
   ir::program ir;
@@ -48,20 +49,19 @@ class builder_state {
         << what << " at run time and the label in plan dumps";
       fail(diag::error_kind::invalid_name, t);
     }
-    for (std::size_t i = 0; i < names_.size(); ++i)
-      if (names_[i] == name) {
-        text t;
-        text shown;  // a huge name would crowd out the rest of the message
-        diag::append_elided(shown, name, 60);
-        t << "duplicate name '" << shown.view() << "': the " << what << " '" << shown.view()
-          << "' reuses the name of the "
-          << (i == 0 ? "" : "earlier ") << declared_as_[i]
-          << "; each buffer, param, stream, event and domain needs its own name, because names bind "
-             "them at run time";
-        fail(diag::error_kind::duplicate_name, t);
-      }
+    if (const auto i = find_name(name); i >= 0) {
+      text t;
+      text shown;  // a huge name would crowd out the rest of the message
+      diag::append_elided(shown, name, 60);
+      t << "duplicate name '" << shown.view() << "': the " << what << " '" << shown.view()
+        << "' reuses the name of the " << (i == 0 ? "" : "earlier ") << declared_as_[static_cast<std::size_t>(i)]
+        << "; each buffer, param, stream, event and domain needs its own name, because names bind "
+           "them at run time";
+      fail(diag::error_kind::duplicate_name, t);
+    }
     names_.push_back(name);
     declared_as_.push_back(what);
+    index_name(names_.size() - 1);
     return ir.intern(name);
   }
 
@@ -233,10 +233,11 @@ class builder_state {
     s.stream = current_stream;
     s.target = target;
     s.root = value.node;
+    store_reads(s);
     const auto index = push(s);
     const auto domain = ir.nodes[value.node].domain;
     const auto name = ir.name(b.name);
-    const auto unwritten = unwritten_temp_read(value.node);
+    const auto unwritten = unwritten_temp_read(s);
     if (b.kind == ir::access::input) {
       text t;
       diag::describe_statement(ir::view_of(ir), index, t);
@@ -323,11 +324,49 @@ class builder_state {
     return true;
   }
 
-  // A temp the expression at `node` reads that no earlier statement wrote, or -1.
-  constexpr std::int32_t unwritten_temp_read(std::int32_t node) const {
+  // Names are looked up in an open-addressing hash table (indices into
+  // names_, -1 for empty): a program declares hundreds of names, and a
+  // linear scan per declaration made declaring them quadratic.
+  static constexpr std::size_t hash_name(std::string_view s) {
+    std::size_t h = 14695981039346656037ull;
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return h;
+  }
+  constexpr std::int32_t find_name(std::string_view name) const {
+    if (name_table_.empty()) return -1;
+    const auto mask = name_table_.size() - 1;
+    for (auto at = hash_name(name) & mask;; at = (at + 1) & mask) {
+      const auto i = name_table_[at];
+      if (i < 0) return -1;
+      if (names_[static_cast<std::size_t>(i)] == name) return i;
+    }
+  }
+  constexpr void index_name(std::size_t i) {
+    if (2 * names_.size() > name_table_.size()) {  // keep the table at most half full
+      name_table_.assign(name_table_.empty() ? 32 : 2 * name_table_.size(), -1);
+      for (std::size_t k = 0; k < i; ++k) insert_name(k);
+    }
+    insert_name(i);
+  }
+  constexpr void insert_name(std::size_t i) {
+    const auto mask = name_table_.size() - 1;
+    auto at = hash_name(names_[i]) & mask;
+    while (name_table_[at] >= 0) at = (at + 1) & mask;
+    name_table_[at] = static_cast<std::int32_t>(i);
+  }
+
+  // Appends the buffers the assignment reads to the IR's read sets.
+  constexpr void store_reads(ir::statement& s) {
     detail::dyn_array<std::int32_t> reads;
-    ir::collect_reads(ir::view_of(ir), node, reads);
-    for (auto b : reads)
+    ir::collect_reads(ir::view_of(ir), s.root, reads);
+    s.reads_first = static_cast<std::int32_t>(ir.reads.size());
+    s.reads_count = static_cast<std::int32_t>(reads.size());
+    for (auto b : reads) ir.reads.push_back(b);
+  }
+
+  // A temp the assignment reads that no earlier statement wrote, or -1.
+  constexpr std::int32_t unwritten_temp_read(const ir::statement& s) const {
+    for (auto b : ir::reads_of(ir::view_of(ir), s))
       if (ir.buffers[b].kind == ir::access::temp && !written_[static_cast<std::size_t>(b)]) return b;
     return -1;
   }
@@ -408,6 +447,7 @@ class builder_state {
   detail::dyn_array<std::string_view> names_;
   detail::dyn_array<std::string_view> declared_as_;  // what each of names_ was declared as
   detail::dyn_array<bool> written_;                   // per buffer: some statement so far writes it
+  detail::dyn_array<std::int32_t> name_table_;        // hash table over names_
 };
 
 }  // namespace streamdsl::detail

@@ -24,10 +24,11 @@ constexpr void collect_reads(const program_view& p, std::int32_t root, detail::d
   }
 }
 
-constexpr detail::dyn_array<std::int32_t> reads_of(const program_view& p, const statement& s) {
-  detail::dyn_array<std::int32_t> out;
-  if (s.kind == stmt_kind::assign) collect_reads(p, s.root, out);
-  return out;
+// The buffers statement `s` reads, each once (none for a sync statement).
+// The builder stored them with the statement, so this is a lookup.
+constexpr detail::array_view<std::int32_t> reads_of(const program_view& p, const statement& s) {
+  if (s.kind != stmt_kind::assign) return {};
+  return p.reads.subspan(static_cast<std::size_t>(s.reads_first), static_cast<std::size_t>(s.reads_count));
 }
 
 }  // namespace streamdsl::ir

@@ -26,6 +26,7 @@ struct program {
   detail::dyn_array<domain_info> domains;
   detail::dyn_array<expr_node> nodes;
   detail::dyn_array<statement> stmts;
+  detail::dyn_array<std::int32_t> reads;  // read sets of the assign statements (statement::reads_first)
   detail::dyn_array<error_record> errors;
 
   constexpr name_ref intern(std::string_view s) {

@@ -18,6 +18,7 @@ struct program_view {
   detail::array_view<domain_info> domains;
   detail::array_view<expr_node> nodes;
   detail::array_view<statement> stmts;
+  detail::array_view<std::int32_t> reads;
 
   constexpr std::string_view name(name_ref r) const {
     return {pool.data() + r.offset, static_cast<std::size_t>(r.length)};
@@ -31,7 +32,7 @@ struct program_view {
 };
 
 constexpr program_view view_of(const program& p) {
-  return {p.pool, p.buffers, p.params, p.streams, p.events, p.domains, p.nodes, p.stmts};
+  return {p.pool, p.buffers, p.params, p.streams, p.events, p.domains, p.nodes, p.stmts, p.reads};
 }
 
 }  // namespace streamdsl::ir

@@ -27,6 +27,10 @@ struct statement {
   std::int32_t other = -1;   // wait_stream: the stream waited for
   std::int32_t binds = -1;   // wait: index of the record it waits for
   std::int32_t origin = -1;  // index in the user's program (-1: inserted by a pass)
+  // assign: the buffers its expression reads, each once, at program::reads[reads_first ...]
+  // (found once when the statement is written; the passes ask for them many times).
+  std::int32_t reads_first = 0;
+  std::int32_t reads_count = 0;
 };
 
 }  // namespace streamdsl::ir

@@ -49,40 +49,65 @@ constexpr void move_statements(detail::dyn_array<ir::statement>& stmts, const de
   stmts = static_cast<detail::dyn_array<ir::statement>&&>(out);
 }
 
-// Whether statements `stmts` (a trial rearrangement of p's) are race-free.
-// Trials copy only the statement list: moves never touch nodes or names.
-constexpr bool race_free(const ir::program& p, const detail::dyn_array<ir::statement>& stmts) {
-  auto v = ir::view_of(p);
-  v.stmts = stmts;
-  return find_race(v).buffer < 0;
-}
-
 struct move_candidate {
   std::int32_t producer = -1;  // kernel index in the partition
   std::int32_t consumer = -1;
 };
 
+// Per buffer, the first three distinct kernels that read it (or write it,
+// for a temp): enough to tell whether one kernel besides a producer does.
+class buffer_users {
+ public:
+  constexpr buffer_users(const ir::program_view& p, const kernel_partition& parts)
+      : users_(p.buffers.size() * width, -1) {
+    for (std::size_t i = 0; i < p.stmts.size(); ++i) {
+      const auto kernel = parts.kernel_of[i];
+      if (kernel < 0) continue;
+      const auto& s = p.stmts[i];
+      for (auto b : ir::reads_of(p, s)) add(b, kernel);
+      if (p.buffers[s.target].kind == ir::access::temp) add(s.target, kernel);
+    }
+  }
+  // The one kernel other than k using buffer b: -1 for none, -2 for several.
+  constexpr std::int32_t other_than(std::int32_t b, std::int32_t k) const {
+    std::int32_t found = -1;
+    for (std::size_t j = 0; j < width; ++j) {
+      const auto u = users_[static_cast<std::size_t>(b) * width + j];
+      if (u < 0 || u == k) continue;
+      if (found >= 0) return -2;
+      found = u;
+    }
+    return found;
+  }
+
+ private:
+  static constexpr std::size_t width = 3;
+  constexpr void add(std::int32_t b, std::int32_t kernel) {
+    auto* row = users_.data() + static_cast<std::size_t>(b) * width;
+    for (std::size_t j = 0; j < width; ++j) {
+      if (row[j] == kernel) return;
+      if (row[j] < 0) {
+        row[j] = kernel;
+        return;
+      }
+    }
+  }
+  detail::dyn_array<std::int32_t> users_;
+};
+
 // The single kernel reading what `k` writes, if the move is worth checking.
-constexpr move_candidate find_consumer(const ir::program_view& p, const kernel_partition& parts, std::int32_t k,
-                                       placement_policy policy) {
+constexpr move_candidate find_consumer(const ir::program_view& p, const kernel_partition& parts,
+                                       const buffer_users& users, std::int32_t k, placement_policy policy) {
   const auto& producer = parts.kernels[static_cast<std::size_t>(k)];
   const auto mine = parts.stmts.data() + producer.first;
-  detail::dyn_array<bool> written(p.buffers.size(), false);
+  std::int32_t consumer = -1;
   for (std::int32_t j = 0; j < producer.count; ++j) {
     const auto target = p.stmts[mine[j]].target;
     if (p.buffers[target].kind != ir::access::temp && policy == placement_policy::strict) return {};
-    written[static_cast<std::size_t>(target)] = true;
-  }
-  std::int32_t consumer = -1;
-  for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
-    const auto kernel = parts.kernel_of[static_cast<std::size_t>(i)];
-    if (kernel < 0 || kernel == k) continue;
-    const auto& s = p.stmts[i];
-    bool touches = written[static_cast<std::size_t>(s.target)] && p.buffers[s.target].kind == ir::access::temp;
-    for (auto b : ir::reads_of(p, s)) touches = touches || written[static_cast<std::size_t>(b)];
-    if (!touches) continue;
-    if (consumer >= 0 && consumer != kernel) return {};  // read by two kernels: keep it materialised
-    consumer = kernel;
+    const auto user = users.other_than(target, k);
+    if (user == -2 || (user >= 0 && consumer >= 0 && user != consumer))
+      return {};  // read by two kernels: keep it materialised
+    if (user >= 0) consumer = user;
   }
   if (consumer < 0) return {};
   const auto& c = parts.kernels[static_cast<std::size_t>(consumer)];
@@ -114,6 +139,34 @@ constexpr bool move_keeps_values(const ir::program_view& p, const kernel_partiti
   return true;
 }
 
+// Whether moving the producer's statements to just before the consumer's
+// first statement `to` leaves the (race-free) program race-free. Only pairs
+// with a moved statement need checking: moving work changes no sync and no
+// other statement's place among the syncs of its stream, so happens-before
+// between the others stays as it was. A moved statement sits right before
+// `to` on the consumer's stream with no sync between, so it is ordered
+// exactly as `to` is.
+constexpr bool move_race_free(const ir::program_view& p, const happens_before& hb, const kernel_partition& parts,
+                              move_candidate c) {
+  const auto& producer = parts.kernels[static_cast<std::size_t>(c.producer)];
+  const auto to = parts.stmts[static_cast<std::size_t>(parts.kernels[static_cast<std::size_t>(c.consumer)].first)];
+  detail::dyn_array<bool> read(p.buffers.size(), false), written(p.buffers.size(), false);
+  for (std::int32_t j = 0; j < producer.count; ++j) {
+    const auto& s = p.stmts[parts.stmts[static_cast<std::size_t>(producer.first + j)]];
+    for (auto b : ir::reads_of(p, s)) read[static_cast<std::size_t>(b)] = true;
+    written[static_cast<std::size_t>(s.target)] = true;
+  }
+  for (std::int32_t x = 0; x < static_cast<std::int32_t>(p.stmts.size()); ++x) {
+    const auto& s = p.stmts[x];
+    if (s.kind != ir::stmt_kind::assign || parts.kernel_of[static_cast<std::size_t>(x)] == c.producer) continue;
+    bool conflicts = read[static_cast<std::size_t>(s.target)] || written[static_cast<std::size_t>(s.target)];
+    for (auto b : ir::reads_of(p, s)) conflicts = conflicts || written[static_cast<std::size_t>(b)];
+    if (!conflicts) continue;
+    if (x < to ? !hb.ordered(x, to) : (x != to && !hb.ordered(to, x))) return false;
+  }
+  return true;
+}
+
 constexpr void note_move(plan_model& m, const ir::program& before, const kernel_partition& parts,
                          move_candidate c) {
   const auto v = ir::view_of(before);
@@ -133,23 +186,52 @@ constexpr void note_move(plan_model& m, const ir::program& before, const kernel_
   m.note(t);
 }
 
-// Drops waits on streams that lost work when dropping them leaves no race.
+// Whether wait w orders some conflicting pair: a statement it makes known to
+// its stream (one before its record, not known before the wait) and a
+// statement after the wait that conflicts with it. When it orders none,
+// dropping it cannot create a race. When it does, the wait is kept even if
+// another path also orders the pair (remove_redundant_waits drops the waits
+// that other syncs imply): keeping a sync is always safe, and a full race
+// check per wait made this pass the scheduler's most expensive step.
+constexpr bool orders_a_conflict(const ir::program_view& p, const happens_before& hb, std::int32_t w) {
+  const auto record = p.stmts[w].binds;
+  detail::dyn_array<bool> read(p.buffers.size(), false), written(p.buffers.size(), false);
+  bool any = false;
+  for (std::int32_t a = 0; a < record; ++a) {
+    const auto& s = p.stmts[a];
+    if (s.kind != ir::stmt_kind::assign || !hb.ordered(a, record) || hb.ordered(a, w)) continue;
+    for (auto b : ir::reads_of(p, s)) read[static_cast<std::size_t>(b)] = true;
+    written[static_cast<std::size_t>(s.target)] = true;
+    any = true;
+  }
+  if (!any) return false;
+  for (std::int32_t x = w + 1; x < static_cast<std::int32_t>(p.stmts.size()); ++x) {
+    const auto& s = p.stmts[x];
+    if (s.kind != ir::stmt_kind::assign || !hb.ordered(w, x)) continue;
+    if (read[static_cast<std::size_t>(s.target)] || written[static_cast<std::size_t>(s.target)]) return true;
+    for (auto b : ir::reads_of(p, s))
+      if (written[static_cast<std::size_t>(b)]) return true;
+  }
+  return false;
+}
+
+// Drops waits on streams that lost work when they no longer order a conflict.
 constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>& emptied_stream) {
+  happens_before hb(m.ir.stmts, m.ir.streams.size());
   for (std::size_t i = m.ir.stmts.size(); i-- > 0;) {
     const auto& w = m.ir.stmts[i];
     if (w.kind != ir::stmt_kind::wait) continue;
     if (!emptied_stream[static_cast<std::size_t>(m.ir.stmts[static_cast<std::size_t>(w.binds)].stream)]) continue;
-    detail::dyn_array<ir::statement> trial = m.ir.stmts;
-    detail::dyn_array<bool> drop(trial.size(), false);
-    drop[i] = true;
-    erase_statements(trial, drop);
-    if (!race_free(m.ir, trial)) continue;
+    if (orders_a_conflict(ir::view_of(m.ir), hb, static_cast<std::int32_t>(i))) continue;
     detail::text t;
     t << "removed ";
     ir::describe_sync(ir::view_of(m.ir), static_cast<std::int32_t>(i), t);
     t << ": nothing it ordered is left after moving work";
     m.note(t);
-    m.ir.stmts = static_cast<detail::dyn_array<ir::statement>&&>(trial);
+    detail::dyn_array<bool> drop(m.ir.stmts.size(), false);
+    drop[i] = true;
+    erase_statements(m.ir.stmts, drop);
+    hb = happens_before(m.ir.stmts, m.ir.streams.size());
   }
 }
 
@@ -166,10 +248,12 @@ constexpr void place_work(plan_model& m, options o) {
     changed = false;
     const auto v = ir::view_of(m.ir);
     const auto parts = fuse_runs(v, o.fusion);
+    const happens_before hb(v.stmts, v.streams.size());
+    const buffer_users users(v, parts);
     for (std::int32_t k = resume; k < static_cast<std::int32_t>(parts.kernels.size()) && !changed; ++k) {
       resume = k;
-      const auto c = find_consumer(v, parts, k, o.placement);
-      if (c.producer < 0 || !move_keeps_values(v, parts, c)) continue;
+      const auto c = find_consumer(v, parts, users, k, o.placement);
+      if (c.producer < 0 || !move_keeps_values(v, parts, c) || !move_race_free(v, hb, parts, c)) continue;
       detail::dyn_array<ir::statement> trial = m.ir.stmts;
       const auto& producer = parts.kernels[static_cast<std::size_t>(k)];
       detail::dyn_array<std::int32_t> moved;
@@ -177,7 +261,6 @@ constexpr void place_work(plan_model& m, options o) {
         moved.push_back(parts.stmts[static_cast<std::size_t>(producer.first + j)]);
       const auto& consumer = parts.kernels[static_cast<std::size_t>(c.consumer)];
       move_statements(trial, moved, parts.stmts[static_cast<std::size_t>(consumer.first)], consumer.stream);
-      if (!race_free(m.ir, trial)) continue;
       note_move(m, m.ir, parts, c);
       emptied[static_cast<std::size_t>(producer.stream)] = true;
       m.ir.stmts = static_cast<detail::dyn_array<ir::statement>&&>(trial);

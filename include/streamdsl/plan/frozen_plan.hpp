@@ -13,7 +13,7 @@ namespace streamdsl {
 inline constexpr std::size_t error_capacity = 480;  // see diag::message_capacity
 
 struct plan_sizes {
-  std::size_t pool, buffers, params, streams, events, domains, nodes, stmts;
+  std::size_t pool, buffers, params, streams, events, domains, nodes, stmts, reads;
   std::size_t ops, kernels, kernel_stmts, slots, notes;
   friend constexpr bool operator==(const plan_sizes&, const plan_sizes&) = default;
 };
@@ -21,7 +21,7 @@ struct plan_sizes {
 constexpr plan_sizes sizes_of(const plan_model& m) {
   const auto& p = m.ir;
   return {p.pool.size(), p.buffers.size(), p.params.size(), p.streams.size(), p.events.size(),
-          p.domains.size(), p.nodes.size(), p.stmts.size(), m.ops.size(), m.kernels.size(),
+          p.domains.size(), p.nodes.size(), p.stmts.size(), p.reads.size(), m.ops.size(), m.kernels.size(),
           m.kernel_stmts.size(), m.slots.size(), m.notes.size()};
 }
 
@@ -35,6 +35,7 @@ struct frozen_plan {
   std::array<ir::domain_info, Z.domains> domains{};
   std::array<ir::expr_node, Z.nodes> nodes{};
   std::array<ir::statement, Z.stmts> stmts{};
+  std::array<std::int32_t, Z.reads> reads{};
   std::array<plan_op, Z.ops> ops{};
   std::array<kernel_info, Z.kernels> kernels{};
   std::array<std::int32_t, Z.kernel_stmts> kernel_stmts{};
@@ -45,7 +46,7 @@ struct frozen_plan {
   detail::fixed_string<error_capacity> message{};
 
   constexpr plan_view view() const {
-    return {{pool, buffers, params, streams, events, domains, nodes, stmts}, ops, kernels, kernel_stmts,
+    return {{pool, buffers, params, streams, events, domains, nodes, stmts, reads}, ops, kernels, kernel_stmts,
             storage, slots, notes, {}};
   }
 };
@@ -69,6 +70,7 @@ constexpr frozen_plan<Z> freeze(const plan_model& m) {
   detail::copy_into(f.domains, p.domains);
   detail::copy_into(f.nodes, p.nodes);
   detail::copy_into(f.stmts, p.stmts);
+  detail::copy_into(f.reads, p.reads);
   detail::copy_into(f.ops, m.ops);
   detail::copy_into(f.kernels, m.kernels);
   detail::copy_into(f.kernel_stmts, m.kernel_stmts);
