@@ -65,3 +65,28 @@ TEST_CASE("seed: to_string and to_dot at run time", "[program][seed]") {
   CHECK(dot.find("cluster_1") != std::string::npos);
   CHECK(dot.find("style=dashed") != std::string::npos);
 }
+
+namespace {
+constexpr auto seed_lambda = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  auto side = p.stream("side");
+  auto e = p.event("e");
+  sd::with_stream(side, [&] {
+    y = x + 1;
+    e.record();
+  });
+  e.wait();
+  y = y * 2;
+};
+using automatic_seed = decltype(sd::program<sd::automatic>(seed_lambda));
+}  // namespace
+
+TEST_CASE("a program's plan is frozen at the exact sizes of one run of the passes", "[program]") {
+  // sd::program runs the passes once, into arrays bounded from the IR, then
+  // keeps the plan at its exact sizes: the same sizes a run at run time gives.
+  STATIC_REQUIRE(automatic_seed::sizes == sd::sizes_of(sd::passes::schedule(sd::build_ir(seed_lambda), sd::automatic)));
+  STATIC_REQUIRE(sd::fits_within(automatic_seed::sizes, sd::bounds_of(sd::build_ir(seed_lambda), sd::automatic)));
+  STATIC_REQUIRE(automatic_seed::plan().kernel_count() == 2);
+  STATIC_REQUIRE(automatic_seed::storage.used == automatic_seed::sizes);
+}

@@ -32,12 +32,16 @@ constexpr ir::program build_ir(F body) {
 
 template <detail::program_lambda F, options O>
 class compiled_program {
-  static constexpr plan_model model() { return passes::schedule(build_ir(F{}), O); }
+  // The passes run once, into arrays the IR bounds (running the lambda
+  // again for the bounds costs a fraction of the passes); the result is then
+  // copied at its exact sizes, which is what the program keeps.
+  static constexpr plan_sizes bounds = bounds_of(build_ir(F{}), O);
+  static constexpr frozen_plan<bounds> scheduled = freeze<bounds>(passes::schedule(build_ir(F{}), O));
 
  public:
   static constexpr options policy = O;
-  static constexpr plan_sizes sizes = sizes_of(model());
-  static constexpr frozen_plan<sizes> storage = freeze<sizes>(model());
+  static constexpr plan_sizes sizes = scheduled.used;
+  static constexpr frozen_plan<sizes> storage = shrink<sizes>(scheduled);
   static_assert(diag::raise<storage.error, diag::exact<storage.message.length>(storage.message)>(),
                 "streamdsl: the program above has an error");
 

@@ -6,7 +6,8 @@
 // - sd::automatic schedules every program, and find_race finds nothing in
 //   the scheduled statements; on a race-free program it inserts nothing;
 // - every plan orders every conflicting pair of memory accesses as program
-//   order does (check_plan), under fusion, no_fusion and relaxed placement.
+//   order does (check_plan), under fusion, no_fusion and relaxed placement;
+// - every plan fits the bounds that sd::program sizes its arrays by.
 #include <catch2/catch.hpp>
 
 #include <iostream>
@@ -97,6 +98,9 @@ void check_schedule(tally& t, const rt::generated_program& g, sd::options o) {
   ++t.schedules;
   const auto m = sd::passes::schedule(g.user, o);
   const std::string label = "schedule under " + rt::describe(o) + ": ";
+  // sd::program freezes the passes' result into arrays sized by these bounds.
+  if (!sd::fits_within(sd::sizes_of(m), sd::bounds_of(g.user, o)))
+    return fail(t, g, label + "the plan outgrows plan_bounds (plan/frozen_plan.hpp)", &m);
   if (o.sync == sd::sync_policy::checked && g.racy) {
     if (m.ir.ok() || m.ir.errors[0].kind != sd::diag::error_kind::race)
       fail(t, g, label + "a racy program was not rejected with a race error");

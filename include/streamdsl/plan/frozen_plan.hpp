@@ -1,10 +1,14 @@
 #pragma once
-// A plan as a compile-time value: the growable plan model copied into arrays
-// whose sizes were measured by a first evaluation.
+// A plan as a compile-time value. C++20 lets no allocation outlive a
+// constant evaluation, so the growable plan model is copied into arrays. The
+// passes run once: their result is frozen into arrays sized by upper bounds
+// that the IR alone gives (plan_bounds), then that oversized value is
+// shrunk to its exact sizes (a copy, no pass runs again).
 #include <array>
 
 #include "../detail/fixed_string.hpp"
 #include "../diag/error_kind.hpp"
+#include "../dsl/options.hpp"
 #include "plan_model.hpp"
 #include "plan_view.hpp"
 
@@ -23,6 +27,48 @@ constexpr plan_sizes sizes_of(const plan_model& m) {
   return {p.pool.size(), p.buffers.size(), p.params.size(), p.streams.size(), p.events.size(),
           p.domains.size(), p.nodes.size(), p.stmts.size(), p.reads.size(), m.ops.size(), m.kernels.size(),
           m.kernel_stmts.size(), m.slots.size(), m.notes.size()};
+}
+
+constexpr bool fits_within(const plan_sizes& a, const plan_sizes& b) {
+  return a.pool <= b.pool && a.buffers <= b.buffers && a.params <= b.params && a.streams <= b.streams &&
+         a.events <= b.events && a.domains <= b.domains && a.nodes <= b.nodes && a.stmts <= b.stmts &&
+         a.reads <= b.reads && a.ops <= b.ops && a.kernels <= b.kernels && a.kernel_stmts <= b.kernel_stmts &&
+         a.slots <= b.slots && a.notes <= b.notes;
+}
+
+// Upper bounds of every array of the plan the passes make from program `p`
+// (as built, before any pass). The passes add no buffers, nodes or names of
+// the user; they add events and statements (wait_stream lowers to a record
+// and a wait; sd::automatic inserts at most one wait per other stream before
+// each assignment, and one record per wait), and notes, each about one
+// statement (a removed or dropped sync, or a move, which merges two kernels),
+// each at most note_capacity characters, interned into the name pool.
+constexpr plan_sizes bounds_of(const ir::program& p, options o) {
+  std::size_t assigns = 0, wait_streams = 0;
+  for (const auto& s : p.stmts) {
+    assigns += s.kind == ir::stmt_kind::assign ? 1 : 0;
+    wait_streams += s.kind == ir::stmt_kind::wait_stream ? 1 : 0;
+  }
+  const std::size_t streams = p.streams.size();
+  const std::size_t inserted = o.sync == sync_policy::automatic ? assigns * (streams - 1) : 0;  // waits
+  const std::size_t stmts = p.stmts.size() + wait_streams + 2 * inserted;
+  const std::size_t events = p.events.size() + wait_streams + inserted;
+  constexpr std::size_t event_name = 32;  // "wait_stream" or "auto_sync" and a number
+  const std::size_t notes = stmts;
+  return {p.pool.size() + event_name * (events - p.events.size()) + note_capacity * notes,
+          p.buffers.size(),
+          p.params.size(),
+          streams,
+          events,
+          p.domains.size(),
+          p.nodes.size(),
+          stmts,
+          p.reads.size(),
+          stmts + 1 + 3 * streams,  // kernels, records and waits, entry and exit edges
+          assigns,
+          assigns,
+          p.buffers.size(),
+          notes};
 }
 
 template <plan_sizes Z>
@@ -44,7 +90,9 @@ struct frozen_plan {
   std::array<ir::name_ref, Z.notes> notes{};
   diag::error_kind error = diag::error_kind::none;
   detail::fixed_string<error_capacity> message{};
+  plan_sizes used{};  // how much of each array holds the plan
 
+  // Only for a plan frozen at its exact sizes (used == Z).
   constexpr plan_view view() const {
     return {{pool, buffers, params, streams, events, domains, nodes, stmts, reads}, ops, kernels, kernel_stmts,
             storage, slots, notes, {}};
@@ -53,34 +101,66 @@ struct frozen_plan {
 
 namespace detail {
 template <class T, std::size_t N, class V>
-constexpr void copy_into(std::array<T, N>& to, const V& from) {
-  for (std::size_t i = 0; i < from.size(); ++i) to[i] = from[i];
+constexpr void copy_into(std::array<T, N>& to, const V& from, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) to[i] = from[i];
 }
+
+// Not constexpr: reaching it stops the compile with its name in the error.
+inline void streamdsl_internal_error_plan_exceeds_its_bounds() {}
 }  // namespace detail
 
+// The plan model in arrays of sizes Z, which must hold it.
 template <plan_sizes Z>
 constexpr frozen_plan<Z> freeze(const plan_model& m) {
   frozen_plan<Z> f;
+  f.used = sizes_of(m);
+  if (!fits_within(f.used, Z)) detail::streamdsl_internal_error_plan_exceeds_its_bounds();
   const auto& p = m.ir;
-  detail::copy_into(f.pool, p.pool);
-  detail::copy_into(f.buffers, p.buffers);
-  detail::copy_into(f.params, p.params);
-  detail::copy_into(f.streams, p.streams);
-  detail::copy_into(f.events, p.events);
-  detail::copy_into(f.domains, p.domains);
-  detail::copy_into(f.nodes, p.nodes);
-  detail::copy_into(f.stmts, p.stmts);
-  detail::copy_into(f.reads, p.reads);
-  detail::copy_into(f.ops, m.ops);
-  detail::copy_into(f.kernels, m.kernels);
-  detail::copy_into(f.kernel_stmts, m.kernel_stmts);
-  detail::copy_into(f.storage, m.storage);
-  detail::copy_into(f.slots, m.slots);
-  detail::copy_into(f.notes, m.notes);
+  const auto& n = f.used;
+  detail::copy_into(f.pool, p.pool, n.pool);
+  detail::copy_into(f.buffers, p.buffers, n.buffers);
+  detail::copy_into(f.params, p.params, n.params);
+  detail::copy_into(f.streams, p.streams, n.streams);
+  detail::copy_into(f.events, p.events, n.events);
+  detail::copy_into(f.domains, p.domains, n.domains);
+  detail::copy_into(f.nodes, p.nodes, n.nodes);
+  detail::copy_into(f.stmts, p.stmts, n.stmts);
+  detail::copy_into(f.reads, p.reads, n.reads);
+  detail::copy_into(f.ops, m.ops, n.ops);
+  detail::copy_into(f.kernels, m.kernels, n.kernels);
+  detail::copy_into(f.kernel_stmts, m.kernel_stmts, n.kernel_stmts);
+  detail::copy_into(f.storage, m.storage, m.storage.size());  // empty when the program has an error
+  detail::copy_into(f.slots, m.slots, n.slots);
+  detail::copy_into(f.notes, m.notes, n.notes);
   if (!p.errors.empty()) {
     f.error = p.errors.front().kind;
     f.message = detail::fixed_string<error_capacity>(p.errors.front().message.view());
   }
+  return f;
+}
+
+// The same plan in arrays of its exact sizes Z (== big.used).
+template <plan_sizes Z, plan_sizes B>
+constexpr frozen_plan<Z> shrink(const frozen_plan<B>& big) {
+  frozen_plan<Z> f;
+  f.used = Z;
+  detail::copy_into(f.pool, big.pool, Z.pool);
+  detail::copy_into(f.buffers, big.buffers, Z.buffers);
+  detail::copy_into(f.params, big.params, Z.params);
+  detail::copy_into(f.streams, big.streams, Z.streams);
+  detail::copy_into(f.events, big.events, Z.events);
+  detail::copy_into(f.domains, big.domains, Z.domains);
+  detail::copy_into(f.nodes, big.nodes, Z.nodes);
+  detail::copy_into(f.stmts, big.stmts, Z.stmts);
+  detail::copy_into(f.reads, big.reads, Z.reads);
+  detail::copy_into(f.ops, big.ops, Z.ops);
+  detail::copy_into(f.kernels, big.kernels, Z.kernels);
+  detail::copy_into(f.kernel_stmts, big.kernel_stmts, Z.kernel_stmts);
+  detail::copy_into(f.storage, big.storage, Z.buffers);
+  detail::copy_into(f.slots, big.slots, Z.slots);
+  detail::copy_into(f.notes, big.notes, Z.notes);
+  f.error = big.error;
+  f.message = big.message;
   return f;
 }
 

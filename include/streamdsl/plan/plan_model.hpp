@@ -3,6 +3,7 @@
 // plan/frozen_plan.hpp turns it into a compile-time value.
 #include <string_view>
 #include "../detail/dyn_array.hpp"
+#include "../diag/message.hpp"
 
 #include "../ir/program.hpp"
 #include "../ir/program_view.hpp"
@@ -10,6 +11,12 @@
 #include "plan_view.hpp"
 
 namespace streamdsl {
+
+// Characters of one note of a plan (what a pass removed or moved, and why).
+// Bounded so that a plan's size can be bounded before the passes run
+// (plan/frozen_plan.hpp): a note quoting many moved statements is cut at a
+// word boundary and marked " [...]".
+inline constexpr std::size_t note_capacity = 320;
 
 struct plan_model {
   ir::program ir;  // statements after the passes (syncs inserted, moved work)
@@ -23,7 +30,16 @@ struct plan_model {
   // grow the name pool under the views the passes hold.
   detail::dyn_array<detail::text> pending_notes;
 
-  constexpr void note(const detail::text& text) { pending_notes.push_back(text); }
+  constexpr void note(const detail::text& text) {
+    if (text.size() <= note_capacity) {
+      pending_notes.push_back(text);
+      return;
+    }
+    constexpr std::string_view mark = " [...]";
+    detail::text cut;
+    cut << text.view().substr(0, diag::word_boundary(text.view(), note_capacity - mark.size())) << mark;
+    pending_notes.push_back(cut);
+  }
   constexpr void intern_notes() {
     for (const auto& n : pending_notes) notes.push_back(ir.intern(n.view()));
     pending_notes.clear();
