@@ -1,35 +1,54 @@
 #!/usr/bin/env bash
-# Runs every test: the host suite (g++, -Werror; with nvcc present also the
-# header and compile-fail checks under nvcc), the sanitizer builds (ASan+UBSan,
-# TSan) and, when nvcc is present, the CUDA build (GPU tests, examples and
-# benchmarks compiled with -Werror; GPU tests report "skipped" without a GPU).
-# STREAMDSL_QUICK=1 runs the host preset only.
+# Runs every test: when nvcc is present, the CUDA build first (GPU tests,
+# examples and benchmarks compiled with -Werror; GPU tests run on a GPU and
+# report "skipped" without one); then the host suite (g++, -Werror; with nvcc
+# present also the header and compile-fail checks under nvcc) and the
+# sanitizer builds (ASan+UBSan, TSan). Each step's ctest summary is repeated
+# at the end. STREAMDSL_QUICK=1 runs the host preset only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 jobs=$(nproc)
 start=$SECONDS
+summary=()
+
+# ctest, with its "N% tests passed ..." line kept for the summary.
+run_ctest() {
+  local label=$1 log
+  shift
+  log=$(mktemp)
+  ctest "$@" 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  summary+=("$label: $(grep -E '[0-9]+% tests passed' "$log" | tail -1)$(grep -q 'Skipped' "$log" && echo " ($(grep -c '(Skipped)' "$log") skipped)"; true)")
+  rm -f "$log"
+  return "$status"
+}
 
 run_preset() {
   echo "== preset $1 =="
   cmake --preset "$1" >/dev/null
   cmake --build --preset "$1" -j"$jobs"
-  ctest --preset "$1" -j"$jobs" "${@:2}"
+  run_ctest "$1" --preset "$1" -j"$jobs"
   echo "== preset $1 done at $((SECONDS - start)) s =="
 }
 
+if [ "${STREAMDSL_QUICK:-0}" != 1 ]; then
+  if [ -x /usr/local/cuda/bin/nvcc ]; then
+    echo "== preset cuda (CUDA targets only; the host suite runs below) =="
+    cmake --preset cuda >/dev/null
+    cmake --build --preset cuda -j"$jobs" --target cuda_tests bench_workloads bench_tuning cuda_examples
+    run_ctest "cuda (GPU tests)" --preset cuda -L gpu
+    echo "== preset cuda done at $((SECONDS - start)) s =="
+  else
+    summary+=("cuda: SKIPPED (no nvcc on this machine)")
+    echo "== preset cuda: SKIPPED (no nvcc on this machine) =="
+  fi
+fi
 run_preset host
 if [ "${STREAMDSL_QUICK:-0}" != 1 ]; then
   run_preset asan
   run_preset tsan
-  if [ -x /usr/local/cuda/bin/nvcc ]; then
-    echo "== preset cuda (CUDA targets only; the host suite ran above) =="
-    cmake --preset cuda >/dev/null
-    cmake --build --preset cuda -j"$jobs" --target cuda_tests bench_workloads bench_tuning cuda_examples
-    ctest --preset cuda -L gpu
-    echo "== preset cuda done at $((SECONDS - start)) s =="
-  else
-    echo "== preset cuda: SKIPPED (no nvcc on this machine) =="
-  fi
 fi
+echo "== summary =="
+printf '  %s\n' "${summary[@]}"
 echo "== all test presets passed in $((SECONDS - start)) s =="
