@@ -2,6 +2,8 @@
 // A read-only view of a plan with the queries tests and executors use:
 // sd::program(...).plan() returns one, usable in static_assert.
 #include "../detail/dyn_array.hpp"
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "../detail/text.hpp"
@@ -9,6 +11,17 @@
 #include "plan_types.hpp"
 
 namespace streamdsl {
+
+namespace detail {
+// Not constexpr: a query in a static_assert that names no stream or buffer of
+// the plan stops the compile here, with the function's name as the message.
+[[noreturn]] inline void plan_query_names_no_such_stream(std::string_view name) {
+  throw std::invalid_argument("streamdsl: plan query names no stream of the plan: '" + std::string(name) + "'");
+}
+[[noreturn]] inline void plan_query_names_no_such_buffer(std::string_view name) {
+  throw std::invalid_argument("streamdsl: plan query names no buffer of the plan: '" + std::string(name) + "'");
+}
+}  // namespace detail
 
 struct plan_view {
   ir::program_view ir;
@@ -41,12 +54,26 @@ struct plan_view {
     return -1;
   }
 
+  // The same, for queries that take a name: a misspelt name is an error
+  // (a compile error in a static_assert), never a count of zero.
+  constexpr std::int32_t known_stream(std::string_view name) const {
+    const auto s = stream_id(name);
+    if (s < 0) detail::plan_query_names_no_such_stream(name);
+    return s;
+  }
+  constexpr std::int32_t known_buffer(std::string_view name) const {
+    const auto b = buffer_id(name);
+    if (b < 0) detail::plan_query_names_no_such_buffer(name);
+    return b;
+  }
+
   // --- counts ---------------------------------------------------------------
   constexpr std::size_t stream_count() const { return ir.streams.size(); }
   constexpr std::size_t kernel_count() const { return kernels.size(); }
   constexpr std::size_t kernel_count(std::string_view stream) const {
     std::size_t n = 0;
-    for (const auto& k : kernels) n += k.stream == stream_id(stream);
+    const auto s = known_stream(stream);
+    for (const auto& k : kernels) n += k.stream == s;
     return n;
   }
   // Records and waits on a stream, entry and exit edges not counted.
@@ -65,8 +92,9 @@ struct plan_view {
   // Elementwise statements that run on a stream (after any moves).
   constexpr std::size_t statements(std::string_view stream) const {
     std::size_t n = 0;
+    const auto s = known_stream(stream);
     for (const auto& k : kernels)
-      if (k.stream == stream_id(stream)) n += static_cast<std::size_t>(k.count);
+      if (k.stream == s) n += static_cast<std::size_t>(k.count);
     return n;
   }
   constexpr detail::array_view<std::int32_t> kernel_statements(std::size_t k) const {
@@ -76,7 +104,7 @@ struct plan_view {
   // The kernel that computes `buffer` (its last writer), or -1.
   constexpr std::int32_t kernel_writing(std::string_view buffer) const {
     std::int32_t found = -1;
-    const auto b = buffer_id(buffer);
+    const auto b = known_buffer(buffer);
     for (std::size_t k = 0; k < kernels.size(); ++k)
       for (auto i : kernel_statements(k))
         if (ir.stmts[i].target == b) found = static_cast<std::int32_t>(k);
@@ -84,7 +112,7 @@ struct plan_view {
   }
   // Where a buffer lives: storage_bound, storage_register or a slot index.
   constexpr std::int32_t storage_of(std::string_view buffer) const {
-    return storage[static_cast<std::size_t>(buffer_id(buffer))];
+    return storage[static_cast<std::size_t>(known_buffer(buffer))];
   }
   constexpr std::size_t slot_count() const { return slots.size(); }
   // Workspace bytes for temps, given each domain's extent (256-byte aligned slots).
@@ -111,7 +139,7 @@ struct plan_view {
  private:
   constexpr std::size_t count_syncs(op_kind kind, std::string_view stream) const {
     std::size_t n = 0;
-    const auto s = stream_id(stream);
+    const auto s = known_stream(stream);
     for (const auto& op : ops) n += op.kind == kind && op.stream == s && !is_edge(op);
     return n;
   }
