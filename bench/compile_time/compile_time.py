@@ -19,9 +19,11 @@ Translation units, per compiler:
                  instantiates every fused kernel; the host executor interprets
                  the plan, so under g++ it adds only the executor's own code
 
-The bars of DESIGN section 5 are judged on the `run` units (what a user
-compiles): 20 statements <= 5 s under nvcc; 200 statements <= 15 s and
-<= 1.5 GB under nvcc and <= 3 s under g++.
+The bars of DESIGN section 5: 20 statements <= 5 s under nvcc; 200
+statements <= 15 s and <= 1.5 GB under nvcc (judged on the `run` units: every
+kernel instantiated) and <= 3 s under g++ (judged on the `plan` units, the
+program itself: g++ instantiates no kernels; the `run` units with the host
+executor are reported against the same bar).
 
 usage: compile_time.py [--repeat 3] [--out compile_time.json] [--sizes 20,50,200]
                        [--cxx g++] [--nvcc PATH|none] [--arch sm_90] [--keep DIR]
@@ -397,7 +399,7 @@ def main():
 
 
 def bar_verdicts(report):
-    """The DESIGN section 5 bars, judged on the `run` units."""
+    """The DESIGN section 5 bars (see the comment below for which units)."""
     verdicts = []
     rows = {r["unit"]: r for r in report["results"]}
 
@@ -411,10 +413,16 @@ def bar_verdicts(report):
             verdicts.append("%s under %s: %.2f %s (bar %s %s) %s" % (
                 unit, comp, v, unit_name, what, limit, "ok" if v <= limit else "MISSED"))
 
+    # nvcc: the program with every kernel instantiated. g++ compiles no
+    # kernels (the host executor interprets the plan), so its bar is judged on
+    # the program alone, and the same program run on the host executor is
+    # reported against the same bar.
     judge("run 20", "nvcc", "<=", "median_s", 5.0, "s")
-    judge("run 20", "g++", "<=", "median_s", 5.0, "s")
     judge("run 200", "nvcc", "<=", "median_s", 15.0, "s")
     judge("run 200", "nvcc", "<=", "peak_mb", 1536.0, "MB")
+    judge("plan 20", "g++", "<=", "median_s", 5.0, "s")
+    judge("plan 200", "g++", "<=", "median_s", 3.0, "s")
+    judge("run 20", "g++", "<=", "median_s", 5.0, "s")
     judge("run 200", "g++", "<=", "median_s", 3.0, "s")
     return verdicts
 
