@@ -16,25 +16,33 @@
 
 namespace streamdsl::passes {
 
-struct temp_accesses {
-  std::int32_t first = -1;
-  detail::dyn_array<std::int32_t> last_on_stream;  // per stream: latest access, or -1
-  std::int32_t kernel = -1;                  // the single kernel touching it, or -2 for several
+// Where each buffer is accessed: its first access, its latest access on each
+// stream, and the single kernel touching it (-2 for several, -1 for none).
+// Flat arrays: one allocation each, not one per buffer.
+struct buffer_accesses {
+  std::size_t streams = 0;
+  detail::dyn_array<std::int32_t> first;
+  detail::dyn_array<std::int32_t> kernel;
+  detail::dyn_array<std::int32_t> last;  // [buffer * streams + stream], -1 for none
+
+  constexpr const std::int32_t* last_on_streams(std::int32_t b) const {
+    return last.data() + static_cast<std::size_t>(b) * streams;
+  }
 };
 
-constexpr detail::dyn_array<temp_accesses> collect_temp_accesses(const ir::program_view& p,
-                                                           const kernel_partition& parts) {
-  detail::dyn_array<temp_accesses> out(p.buffers.size());
-  for (auto& t : out) t.last_on_stream.assign(p.streams.size(), -1);
+constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kernel_partition& parts) {
+  buffer_accesses out{p.streams.size(), detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
+                      detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
+                      detail::dyn_array<std::int32_t>(p.buffers.size() * p.streams.size(), -1)};
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
     const auto& s = p.stmts[i];
     if (s.kind != ir::stmt_kind::assign) continue;
+    const auto k = parts.kernel_of[static_cast<std::size_t>(i)];
     auto touch = [&](std::int32_t b) {
-      auto& t = out[static_cast<std::size_t>(b)];
-      if (t.first < 0) t.first = i;
-      t.last_on_stream[static_cast<std::size_t>(s.stream)] = i;
-      const auto k = parts.kernel_of[static_cast<std::size_t>(i)];
-      t.kernel = (t.kernel == -1 || t.kernel == k) ? k : -2;
+      const auto at = static_cast<std::size_t>(b);
+      if (out.first[at] < 0) out.first[at] = i;
+      out.last[at * out.streams + static_cast<std::size_t>(s.stream)] = i;
+      out.kernel[at] = (out.kernel[at] == -1 || out.kernel[at] == k) ? k : -2;
     };
     for (auto b : ir::reads_of(p, s)) touch(b);
     touch(s.target);
@@ -44,18 +52,22 @@ constexpr detail::dyn_array<temp_accesses> collect_temp_accesses(const ir::progr
 
 constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
   const auto p = ir::view_of(m.ir);
-  const happens_before hb(p.stmts, p.streams.size());
-  const auto uses = collect_temp_accesses(p, parts);
+  const auto streams = p.streams.size();
+  const happens_before hb(p.stmts, streams);
+  const auto uses = collect_accesses(p, parts);
   m.storage.assign(p.buffers.size(), storage_bound);
-  detail::dyn_array<detail::dyn_array<std::int32_t>> occupants;  // per slot: temps placed in it
+  // Per slot and stream, the latest access of any temp placed in it: accesses
+  // on one stream are ordered by program order, so a new occupant may follow
+  // when each stream's latest access happens before its first.
+  detail::dyn_array<std::int32_t> slot_last;
 
   // Temps in order of first access, so a slot's earlier occupants come first.
   detail::dyn_array<std::int32_t> order;
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(p.buffers.size()); ++b)
     if (p.buffers[b].kind == ir::access::temp) order.push_back(b);
-  for (std::size_t i = 1; i < order.size(); ++i)  // insertion sort: stable, few temps
-    for (std::size_t j = i; j > 0 && uses[static_cast<std::size_t>(order[j])].first <
-                                         uses[static_cast<std::size_t>(order[j - 1])].first;
+  for (std::size_t i = 1; i < order.size(); ++i)  // insertion sort: stable, and temps come nearly in order
+    for (std::size_t j = i; j > 0 && uses.first[static_cast<std::size_t>(order[j])] <
+                                         uses.first[static_cast<std::size_t>(order[j - 1])];
          --j) {
       const auto x = order[j];
       order[j] = order[j - 1];
@@ -63,29 +75,35 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
     }
 
   for (auto b : order) {
-    const auto& use = uses[static_cast<std::size_t>(b)];
-    if (use.kernel >= -1) {  // one kernel, or never used
-      m.storage[static_cast<std::size_t>(b)] = storage_register;
+    const auto at = static_cast<std::size_t>(b);
+    if (uses.kernel[at] >= -1) {  // one kernel, or never used
+      m.storage[at] = storage_register;
       continue;
     }
     const auto& info = p.buffers[b];
+    const auto first = uses.first[at];
     std::int32_t chosen = -1;
     for (std::int32_t slot = 0; slot < static_cast<std::int32_t>(m.slots.size()) && chosen < 0; ++slot) {
       const auto& si = m.slots[static_cast<std::size_t>(slot)];
       if (si.domain != info.domain || size_of(si.type) != size_of(info.type)) continue;
       bool free = true;
-      for (auto o : occupants[static_cast<std::size_t>(slot)])
-        for (auto last : uses[static_cast<std::size_t>(o)].last_on_stream)
-          free = free && (last < 0 || last == use.first || hb.ordered(last, use.first));
+      for (std::size_t t = 0; t < streams && free; ++t) {
+        const auto last = slot_last[static_cast<std::size_t>(slot) * streams + t];
+        free = last < 0 || last == first || hb.ordered(last, first);
+      }
       if (free) chosen = slot;
     }
     if (chosen < 0) {
       chosen = static_cast<std::int32_t>(m.slots.size());
       m.slots.push_back({info.type, info.domain});
-      occupants.emplace_back();
+      slot_last.resize(m.slots.size() * streams, -1);
     }
-    occupants[static_cast<std::size_t>(chosen)].push_back(b);
-    m.storage[static_cast<std::size_t>(b)] = chosen;
+    const auto* mine = uses.last_on_streams(b);
+    for (std::size_t t = 0; t < streams; ++t) {
+      auto& last = slot_last[static_cast<std::size_t>(chosen) * streams + t];
+      if (mine[t] > last) last = mine[t];
+    }
+    m.storage[at] = chosen;
   }
 }
 
