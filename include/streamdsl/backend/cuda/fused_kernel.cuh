@@ -209,13 +209,16 @@ template <class KC>
 struct tree_of<KC, -1> {  // an operand the op does not have
   using type = void;
 };
+// Position of operand I of the node at Pos, -1 past its arity.
+template <class KC, int Pos, int I, int Arity>
+inline constexpr int operand_at = I < Arity ? KC::code[Pos + 1 + I] : -1;
 template <class KC, int Pos, ir::op Op, int Arity>
 struct tree_at {  // an op node
   static constexpr int head = KC::code[Pos];
-  static constexpr int operand(int i) { return i < Arity ? KC::code[Pos + 1 + i] : -1; }
   using type = op_node<static_cast<int>(Op), static_cast<int>(head_type(head)), static_cast<int>(head_compute(head)),
-                       typename tree_of<KC, operand(0)>::type, typename tree_of<KC, operand(1)>::type,
-                       typename tree_of<KC, operand(2)>::type>;
+                       typename tree_of<KC, operand_at<KC, Pos, 0, Arity>>::type,
+                       typename tree_of<KC, operand_at<KC, Pos, 1, Arity>>::type,
+                       typename tree_of<KC, operand_at<KC, Pos, 2, Arity>>::type>;
 };
 template <class KC, int Pos>
 struct tree_at<KC, Pos, ir::op::load, 0> {
