@@ -3,8 +3,15 @@
 // pack is a kernel's encoding (kernel_encoding.hpp); everything below is
 // resolved at compile time from the pack, so a kernel compiles to straight-line
 // loads, arithmetic and stores. Each thread handles `vec` consecutive
-// elements per step of a grid-stride loop, with 16-byte loads and stores when
-// every pointer is aligned, and a scalar path for the tail.
+// elements per step of a grid-stride loop with 16-byte loads and stores when
+// every pointer is aligned; unaligned buffers and the tail take a scalar
+// grid-stride loop.
+//
+// Compile time: the pack is decoded once into types (an expression tree per
+// statement, a list of buffers), and the device helpers are templates on those
+// small types, not on the pack: a helper templated on the pack carries all of
+// it in its name, and nvcc's front end and NVVM pay for every character of
+// every such name.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -21,22 +28,6 @@ namespace element = ::streamdsl::detail::element;
 template <int... Code>
 struct kernel_code {
   static constexpr int code[] = {Code...};
-  static constexpr int vec = code[0];
-  static constexpr int buffers = code[1];
-  static constexpr int params = code[2];
-  static constexpr int statements = code[3];
-  static constexpr int nodes = code[4];
-  static constexpr int buffer_base = header_size;
-  static constexpr int param_base = buffer_base + buffer_fields * buffers;
-  static constexpr int statement_base = param_base + params;
-  static constexpr int node_base = statement_base + statement_fields * statements;
-
-  static constexpr int buffer_type(int b) { return code[buffer_base + buffer_fields * b]; }
-  static constexpr int buffer_flags(int b) { return code[buffer_base + buffer_fields * b + 1]; }
-  static constexpr int param_type(int q) { return code[param_base + q]; }
-  static constexpr int target(int s) { return code[statement_base + statement_fields * s]; }
-  static constexpr int root(int s) { return code[statement_base + statement_fields * s + 1]; }
-  static constexpr int node(int n, int field) { return code[node_base + node_fields * n + field]; }
 };
 
 // Kernel arguments: one pointer per local buffer, param values as bit patterns.
@@ -48,26 +39,24 @@ struct kernel_args {
   int aligned;  // every pointer 16-byte aligned: the vector path may be used
 };
 
-template <class KC>
-using args_of = kernel_args<KC::buffers, KC::params>;
+template <int D>
+using dtype_t = type_of<static_cast<dtype>(D)>;
 
-template <class KC, int B>
-using buffer_t = type_of<static_cast<dtype>(KC::buffer_type(B))>;
-
-// Per-thread values of every local buffer for the current step: buffer B
-// lives in cells<KC, B + 1>::value. Every index into them is a compile-time
-// constant (the step's elements are unrolled, the tail runs one element at a
-// time in slot 0), so they stay in registers.
-template <class KC, int B>
-struct cells : cells<KC, B - 1> {
-  alignas(16) buffer_t<KC, B - 1> value[KC::vec];
+// Per-thread values of local buffer B (element type T) for the current step.
+// Every index into them is a compile-time constant (the step's elements are
+// unrolled, the scalar loop uses slot 0), so they stay in registers.
+template <int Vec, int B, class T>
+struct cell_leaf {
+  alignas(16) T value[Vec];
 };
-template <class KC>
-struct cells<KC, 0> {};
+template <int Vec, class Indices, class... T>
+struct cell_set;
+template <int Vec, int... B, class... T>
+struct cell_set<Vec, std::integer_sequence<int, B...>, T...> : cell_leaf<Vec, B, T>... {};
 
-template <class KC, int B>
-__device__ __forceinline__ buffer_t<KC, B>* cell(cells<KC, KC::buffers>& c) {
-  return static_cast<cells<KC, B + 1>&>(c).value;
+template <int B, class T, int Vec>
+__device__ __forceinline__ T* cell(cell_leaf<Vec, B, T>& leaf) {
+  return leaf.value;
 }
 
 template <class T>
@@ -81,59 +70,69 @@ __device__ __forceinline__ T from_bits(unsigned long long bits) {
   }
 }
 
-template <class KC, int N>
-using node_t = type_of<static_cast<dtype>(KC::node(N, 1))>;
+// --- expression trees: each node type evaluates itself ----------------------
 
-template <class KC, int N>
-__device__ __forceinline__ node_t<KC, N> eval(cells<KC, KC::buffers>& c, const args_of<KC>& args, int v) {
-  constexpr auto code = static_cast<ir::op>(KC::node(N, 0));
-  using R = node_t<KC, N>;
-  using C = type_of<static_cast<dtype>(KC::node(N, 2))>;
-  using M = element::math_t<C>;
-  if constexpr (code == ir::op::load) {
-    constexpr int b = KC::node(N, 6);
-    constexpr bool is_broadcast = (KC::buffer_flags(b) & buffer_flag::broadcast) != 0;
-    return cell<KC, b>(c)[is_broadcast ? 0 : v];
-  } else if constexpr (code == ir::op::param) {
-    constexpr int q = KC::node(N, 6);
-    using P = type_of<static_cast<dtype>(KC::param_type(q))>;
-    return element::convert<R>(from_bits<P>(args.param_bits[q]));
-  } else if constexpr (code == ir::op::literal) {
-    constexpr unsigned long long bits = (static_cast<unsigned long long>(static_cast<unsigned>(KC::node(N, 7))) << 32) |
-                                        static_cast<unsigned>(KC::node(N, 8));
-    return from_bits<R>(bits);
-  } else if constexpr (code == ir::op::cast) {
-    return element::convert<R>(eval<KC, KC::node(N, 3)>(c, args, v));
-  } else if constexpr (ir::arity(code) == 1) {
-    const M a = element::convert<M>(eval<KC, KC::node(N, 3)>(c, args, v));
-    return element::convert<R>(element::unary<M>(code, a));
-  } else if constexpr (ir::arity(code) == 2) {
-    const M a = element::convert<M>(eval<KC, KC::node(N, 3)>(c, args, v));
-    const M b = element::convert<M>(eval<KC, KC::node(N, 4)>(c, args, v));
-    if constexpr (code >= ir::op::lt && code <= ir::op::logical_or)
-      return element::predicate<M>(code, a, b);
-    else
-      return element::convert<R>(element::arithmetic<M>(code, a, b));
-  } else {
-    const bool cond = element::convert<bool>(eval<KC, KC::node(N, 3)>(c, args, v));
-    return cond ? element::convert<R>(eval<KC, KC::node(N, 4)>(c, args, v))
-                : element::convert<R>(eval<KC, KC::node(N, 5)>(c, args, v));
+// Element of local buffer B (element type T); a broadcast buffer holds one value.
+template <int R, int T, int B, bool Broadcast>
+struct load_node {
+  template <class Cells, class Args>
+  __device__ __forceinline__ static dtype_t<R> eval(Cells& c, const Args&, int v) {
+    return cell<B, dtype_t<T>>(c)[Broadcast ? 0 : v];
   }
-}
+};
 
-template <class KC, int S>
-__device__ __forceinline__ void run_statements(cells<KC, KC::buffers>& c, const args_of<KC>& args, int v) {
-  if constexpr (S < KC::statements) {
-    cell<KC, KC::target(S)>(c)[v] = eval<KC, KC::root(S)>(c, args, v);
-    run_statements<KC, S + 1>(c, args, v);
+// Param Q (bound type P).
+template <int R, int P, int Q>
+struct param_node {
+  template <class Cells, class Args>
+  __device__ __forceinline__ static dtype_t<R> eval(Cells&, const Args& args, int) {
+    return element::convert<dtype_t<R>>(from_bits<dtype_t<P>>(args.param_bits[Q]));
   }
-}
+};
 
-template <class KC, int... V>
-__device__ __forceinline__ void run_step(cells<KC, KC::buffers>& c, const args_of<KC>& args,
-                                         std::integer_sequence<int, V...>) {
-  (run_statements<KC, 0>(c, args, V), ...);
-}
+template <int R, unsigned long long Bits>
+struct literal_node {
+  template <class Cells, class Args>
+  __device__ __forceinline__ static dtype_t<R> eval(Cells&, const Args&, int) {
+    return from_bits<dtype_t<R>>(Bits);
+  }
+};
+
+// Every other op: operands A, B, C (unused ones void).
+template <int Op, int R, int C, class A, class B, class Cc>
+struct op_node {
+  template <class Cells, class Args>
+  __device__ __forceinline__ static dtype_t<R> eval(Cells& c, const Args& args, int v) {
+    constexpr auto code = static_cast<ir::op>(Op);
+    using RT = dtype_t<R>;
+    using M = element::math_t<dtype_t<C>>;
+    if constexpr (code == ir::op::cast) {
+      return element::convert<RT>(A::eval(c, args, v));
+    } else if constexpr (ir::arity(code) == 1) {
+      const M a = element::convert<M>(A::eval(c, args, v));
+      return element::convert<RT>(element::unary<M>(code, a));
+    } else if constexpr (ir::arity(code) == 2) {
+      const M a = element::convert<M>(A::eval(c, args, v));
+      const M b = element::convert<M>(B::eval(c, args, v));
+      if constexpr (code >= ir::op::lt && code <= ir::op::logical_or)
+        return element::predicate<M>(code, a, b);
+      else
+        return element::convert<RT>(element::arithmetic<M>(code, a, b));
+    } else {
+      const bool cond = element::convert<bool>(A::eval(c, args, v));
+      return cond ? element::convert<RT>(B::eval(c, args, v)) : element::convert<RT>(Cc::eval(c, args, v));
+    }
+  }
+};
+
+// Statement: local buffer Target (element type T) = Tree.
+template <int Target, int T, class Tree>
+struct statement_node {
+  template <class Cells, class Args>
+  __device__ __forceinline__ static void run(Cells& c, const Args& args, int v) {
+    cell<Target, dtype_t<T>>(c)[v] = Tree::eval(c, args, v);
+  }
+};
 
 // Moves `Vec` elements between memory and a cell: 16-byte accesses when
 // aligned, copied through a register word so the cell is never aliased.
@@ -164,34 +163,120 @@ __device__ __forceinline__ void move_step(T* cellv, T* mem) {
   }
 }
 
-// Loads (or stores) every buffer that needs it for the elements at `base`:
-// Count = vec for a full step, 1 for a tail element.
-template <class KC, int B, bool Load, bool Aligned, int Count>
-__device__ __forceinline__ void move_all(cells<KC, KC::buffers>& c, const args_of<KC>& args, long long base) {
-  if constexpr (B < KC::buffers) {
-    constexpr int flags = KC::buffer_flags(B);
-    using T = buffer_t<KC, B>;
-    auto* mem = static_cast<T*>(args.ptr[B]);
-    if constexpr ((flags & buffer_flag::broadcast) != 0) {
-      if constexpr (Load) cell<KC, B>(c)[0] = mem[0];  // a 0-d value, read once
-    } else if constexpr (Load ? (flags & buffer_flag::load) != 0 : (flags & buffer_flag::store) != 0) {
-      move_step<T, Count, Load, Aligned>(cell<KC, B>(c), mem + base);
+// Local buffer B: element type T, buffer_flag bits.
+template <int B, int T, int Flags>
+struct buffer_node {
+  // Loads (or stores) the elements at `base` if the kernel needs it: Count =
+  // vec for a full step, 1 for one element.
+  template <bool Load, bool Aligned, int Count, class Cells, class Args>
+  __device__ __forceinline__ static void move(Cells& c, const Args& args, long long base) {
+    using E = dtype_t<T>;
+    auto* mem = static_cast<E*>(args.ptr[B]);
+    if constexpr ((Flags & buffer_flag::broadcast) != 0) {
+      if constexpr (Load) cell<B, E>(c)[0] = mem[0];  // a 0-d value, read once
+    } else if constexpr (Load ? (Flags & buffer_flag::load) != 0 : (Flags & buffer_flag::store) != 0) {
+      move_step<E, Count, Load, Aligned>(cell<B, E>(c), mem + base);
     }
-    move_all<KC, B + 1, Load, Aligned, Count>(c, args, base);
   }
+};
+
+template <class... Buffers>
+struct buffer_list {
+  template <bool Load, bool Aligned, int Count, class Cells, class Args>
+  __device__ __forceinline__ static void move(Cells& c, const Args& args, long long base) {
+    (Buffers::template move<Load, Aligned, Count>(c, args, base), ...);
+  }
+};
+
+template <class... Statements>
+struct statement_list {
+  template <class Cells, class Args>
+  __device__ __forceinline__ static void run(Cells& c, const Args& args, int v) {
+    (Statements::run(c, args, v), ...);
+  }
+};
+
+// --- decoding a pack into those types (class templates only: nothing here is
+// emitted, and nothing is instantiated per element) ---------------------------
+
+template <class KC, int Pos, ir::op Op = head_op(KC::code[Pos]), int Arity = ir::arity(Op)>
+struct tree_at;
+template <class KC, int Pos>
+struct tree_of {  // the tree of the node at position Pos
+  using type = typename tree_at<KC, Pos>::type;
+};
+template <class KC>
+struct tree_of<KC, -1> {  // an operand the op does not have
+  using type = void;
+};
+// Position of operand I of the node at Pos, -1 past its arity.
+template <class KC, int Pos, int I, int Arity>
+inline constexpr int operand_at = I < Arity ? KC::code[Pos + 1 + I] : -1;
+template <class KC, int Pos, ir::op Op, int Arity>
+struct tree_at {  // an op node
+  static constexpr int head = KC::code[Pos];
+  using type = op_node<static_cast<int>(Op), static_cast<int>(head_type(head)), static_cast<int>(head_compute(head)),
+                       typename tree_of<KC, operand_at<KC, Pos, 0, Arity>>::type,
+                       typename tree_of<KC, operand_at<KC, Pos, 1, Arity>>::type,
+                       typename tree_of<KC, operand_at<KC, Pos, 2, Arity>>::type>;
+};
+template <class KC, int Pos>
+struct tree_at<KC, Pos, ir::op::load, 0> {
+  static constexpr int b = KC::code[Pos + 1];
+  static constexpr int buffer = KC::code[header_size + b];
+  using type = load_node<static_cast<int>(head_type(KC::code[Pos])), buffer & 255, b,
+                         ((buffer >> 8) & buffer_flag::broadcast) != 0>;
+};
+template <class KC, int Pos>
+struct tree_at<KC, Pos, ir::op::param, 0> {
+  static constexpr int q = KC::code[Pos + 1];
+  using type = param_node<static_cast<int>(head_type(KC::code[Pos])), KC::code[header_size + KC::code[1] + q], q>;
+};
+template <class KC, int Pos>
+struct tree_at<KC, Pos, ir::op::literal, 0> {
+  static constexpr unsigned long long bits =
+      static_cast<unsigned long long>(static_cast<unsigned>(KC::code[Pos + 1])) << 32 |
+      static_cast<unsigned>(KC::code[Pos + 2]);
+  using type = literal_node<static_cast<int>(head_type(KC::code[Pos])), bits>;
+};
+
+template <class KC, int B>
+using buffer_at = buffer_node<B, (KC::code[header_size + B] & 255), (KC::code[header_size + B] >> 8)>;
+
+template <class KC, int S, int At = header_size + KC::code[1] + KC::code[2] + statement_fields * S>
+using statement_at =
+    statement_node<KC::code[At], KC::code[header_size + KC::code[At]] & 255, typename tree_of<KC, KC::code[At + 1]>::type>;
+
+template <class KC, class Buffers = std::make_integer_sequence<int, KC::code[1]>,
+          class Statements = std::make_integer_sequence<int, KC::code[3]>>
+struct kernel_types;
+template <class KC, int... B, int... S>
+struct kernel_types<KC, std::integer_sequence<int, B...>, std::integer_sequence<int, S...>> {
+  static constexpr int vec = KC::code[0];
+  template <int Vec>
+  using cells = cell_set<Vec, std::integer_sequence<int, B...>, dtype_t<KC::code[header_size + B] & 255>...>;
+  using buffers = buffer_list<buffer_at<KC, B>...>;
+  using statements = statement_list<statement_at<KC, S>...>;
+};
+
+// --- the kernel ----------------------------------------------------------------
+
+template <class Statements, class Cells, class Args, int... V>
+__device__ __forceinline__ void run_step(Cells& c, const Args& args, std::integer_sequence<int, V...>) {
+  (Statements::run(c, args, V), ...);
 }
 
 // Steps `U...` (a grid stride apart): all loads first, then the arithmetic,
 // then all stores, so several 16-byte loads per thread are in flight. Steps
 // touch disjoint elements and bound buffers never overlap (checked when
 // binding), so the reordering is safe.
-template <class KC, bool Aligned, int... U>
-__device__ __forceinline__ void full_steps(const args_of<KC>& args, long long base, long long step,
+template <class Buffers, class Statements, class Cells, int Vec, class Args, int... U>
+__device__ __forceinline__ void full_steps(const Args& args, long long base, long long step,
                                            std::integer_sequence<int, U...>) {
-  cells<KC, KC::buffers> c[sizeof...(U)];
-  (move_all<KC, 0, true, Aligned, KC::vec>(c[U], args, base + U * step), ...);
-  (run_step<KC>(c[U], args, std::make_integer_sequence<int, KC::vec>{}), ...);
-  (move_all<KC, 0, false, Aligned, KC::vec>(c[U], args, base + U * step), ...);
+  Cells c[sizeof...(U)];
+  (Buffers::template move<true, true, Vec>(c[U], args, base + U * step), ...);
+  (run_step<Statements>(c[U], args, std::make_integer_sequence<int, Vec>{}), ...);
+  (Buffers::template move<false, true, Vec>(c[U], args, base + U * step), ...);
 }
 
 // Each thread takes `vec` consecutive elements per step, `Unroll` steps a
@@ -202,27 +287,38 @@ __device__ __forceinline__ void full_steps(const args_of<KC>& args, long long ba
 // Unroll only matters past the grid's size limit.
 inline constexpr int default_unroll = 1;
 
-template <int Unroll, int... Code>
-__global__ void fused_kernel(kernel_args<kernel_code<Code...>::buffers, kernel_code<Code...>::params> args) {
-  using KC = kernel_code<Code...>;
-  constexpr int vec = KC::vec;
-  const long long step = static_cast<long long>(gridDim.x) * blockDim.x * vec;
-  const long long full_end = args.n / vec * vec;
-  long long base = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * vec;
+// Buffers and Params repeat the pack's header: the host (which launches the
+// kernel) gets its argument type without decoding the pack.
+template <int Unroll, int Buffers, int Params, int... Code>
+__global__ void fused_kernel(kernel_args<Buffers, Params> args) {
+  using K = kernel_types<kernel_code<Code...>>;
+  using buffers = typename K::buffers;
+  using statements = typename K::statements;
+  constexpr int vec = K::vec;
+  const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  long long scalar_begin = 0;
   if (args.aligned) {
-    for (; base + (Unroll - 1) * step < full_end; base += Unroll * step)
-      full_steps<KC, true>(args, base, step, std::make_integer_sequence<int, Unroll>{});
-    for (; base < full_end; base += step) full_steps<KC, true>(args, base, step, std::integer_sequence<int, 0>{});
-  } else {
-    for (; base < full_end; base += step) full_steps<KC, false>(args, base, step, std::integer_sequence<int, 0>{});
+    using cells = typename K::template cells<vec>;
+    const long long step = threads * vec;
+    const long long full_end = args.n / vec * vec;
+    long long base = thread * vec;
+    if constexpr (Unroll > 1)
+      for (; base + (Unroll - 1) * step < full_end; base += Unroll * step)
+        full_steps<buffers, statements, cells, vec>(args, base, step, std::make_integer_sequence<int, Unroll>{});
+    for (; base < full_end; base += step)
+      full_steps<buffers, statements, cells, vec>(args, base, step, std::integer_sequence<int, 0>{});
+    scalar_begin = full_end;
   }
-  // The tail (fewer than vec elements): one element at a time.
-  const long long tail = full_end + static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (tail < args.n) {
-    cells<KC, KC::buffers> c;
-    move_all<KC, 0, true, false, 1>(c, args, tail);
-    run_statements<KC, 0>(c, args, 0);
-    move_all<KC, 0, false, false, 1>(c, args, tail);
+  // Unaligned buffers, and the tail of aligned ones (fewer than vec
+  // elements): one element per thread per step. Coalesced scalar accesses
+  // are as fast as a vector path without 16-byte accesses, and compiling the
+  // statements once more costs less than vec times more.
+  for (long long i = scalar_begin + thread; i < args.n; i += threads) {
+    typename K::template cells<1> c;
+    buffers::template move<true, false, 1>(c, args, i);
+    statements::run(c, args, 0);
+    buffers::template move<false, false, 1>(c, args, i);
   }
 }
 

@@ -2,17 +2,24 @@
 // A fused kernel of a plan as a small array of integers, the template
 // arguments of its __global__ instantiation (nvcc cannot take class-type
 // constants there). Each kernel's pack holds only its own statements, so
-// identical kernels share one instantiation and packs stay short.
+// identical kernels share one instantiation, and it is as short as we can
+// make it: every integer of it is parsed, mangled and compared by cudafe++,
+// cicc and the host compiler.
 //
 // Layout:
-//   header     vec, buffers, params, statements, nodes
-//   buffers    dtype, flags (load | store | broadcast)        per local buffer
-//   params     dtype                                         per local param
-//   statements target (local buffer), root (local node)      per statement
-//   nodes      op, type, compute, a, b, c, ref, bits_hi, bits_lo
+//   header     vec, buffers, params, statements
+//   buffers    dtype | flags << 8                       per local buffer
+//   params     dtype                                    per local param
+//   statements target (local buffer), root (position)   per statement
+//   nodes      op | type << 8 | compute << 16, then by kind:
+//                load, param   local buffer / param
+//                literal       bits_hi, bits_lo (a double for floating types, an int64 otherwise)
+//                others        the position of each operand (1 to 3)
+// A position is an index into the whole array; nodes are written operands
+// first, each node once per kernel.
 // Plain C++ (no CUDA): the encoding is tested with g++.
-#include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "../../detail/dyn_array.hpp"
@@ -20,10 +27,8 @@
 
 namespace streamdsl::cuda_detail {
 
-inline constexpr int header_size = 5;
-inline constexpr int buffer_fields = 2;
+inline constexpr int header_size = 4;
 inline constexpr int statement_fields = 2;
-inline constexpr int node_fields = 9;
 
 enum buffer_flag : int { load = 1, store = 2, broadcast = 4 };
 
@@ -34,45 +39,49 @@ constexpr int vector_width(std::size_t smallest_element) {
   return w > 8 ? 8 : w;
 }
 
-struct kernel_locals {
-  detail::dyn_array<std::int32_t> buffers;  // plan buffer ids, in order of first access
-  detail::dyn_array<std::int32_t> params;
-  detail::dyn_array<std::int32_t> nodes;  // plan node ids
+constexpr int node_head(ir::op code, dtype type, dtype compute) {
+  return static_cast<int>(code) | static_cast<int>(type) << 8 | static_cast<int>(compute) << 16;
+}
+constexpr ir::op head_op(int head) { return static_cast<ir::op>(head & 255); }
+constexpr dtype head_type(int head) { return static_cast<dtype>((head >> 8) & 255); }
+constexpr dtype head_compute(int head) { return static_cast<dtype>((head >> 16) & 255); }
+
+// Integers a node takes after its head.
+constexpr int operand_fields(ir::op code) {
+  if (code == ir::op::literal) return 2;
+  const int a = ir::arity(code);
+  return a == 0 ? 1 : a;
+}
+
+// How big a kernel's encoding is (the template arguments of encode).
+struct kernel_shape {
+  std::size_t code_size = 0;
+  std::size_t buffers = 0;
+  std::size_t params = 0;
 };
 
-constexpr std::int32_t local_index(detail::dyn_array<std::int32_t>& ids, std::int32_t id) {
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] == id) return static_cast<std::int32_t>(i);
-  ids.push_back(id);
-  return static_cast<std::int32_t>(ids.size() - 1);
-}
+// A kernel's pack and, per local buffer and param, its plan id (for binding
+// the kernel's arguments at launch). Built arrays (not std::array) are cheap
+// for the host compiler to index while expanding the pack.
+template <std::size_t Size, std::size_t Buffers, std::size_t Params>
+struct encoded_kernel {
+  int code[Size] = {};
+  int buffer_ids[Buffers > 0 ? Buffers : 1] = {};
+  int param_ids[Params > 0 ? Params : 1] = {};
+};
 
-// Walks a statement's expression in evaluation order, numbering what it meets.
-constexpr void collect(const plan_view& p, std::int32_t node, kernel_locals& l) {
-  const auto& n = p.ir.nodes[node];
-  if (n.a >= 0) collect(p, n.a, l);
-  if (n.b >= 0) collect(p, n.b, l);
-  if (n.c >= 0) collect(p, n.c, l);
-  if (n.code == ir::op::load) local_index(l.buffers, n.ref);
-  if (n.code == ir::op::param) local_index(l.params, n.ref);
-  local_index(l.nodes, node);
-}
-
-constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
-  kernel_locals l;
-  for (auto i : p.kernel_statements(k)) {
-    const auto& s = p.ir.stmts[i];
-    collect(p, s.root, l);
-    local_index(l.buffers, s.target);
-  }
-  return l;
-}
-
-constexpr std::size_t encoded_size(const plan_view& p, std::size_t k) {
-  const auto l = locals_of(p, k);
-  return static_cast<std::size_t>(header_size) + buffer_fields * l.buffers.size() + l.params.size() +
-         statement_fields * static_cast<std::size_t>(p.kernels[k].count) + node_fields * l.nodes.size();
-}
+// What one walk over a kernel's statements finds: local numbering of buffers,
+// params and nodes in evaluation order, each node's position in the pack,
+// buffer flags, and the pack's size.
+struct kernel_locals {
+  detail::dyn_array<std::int32_t> buffers;  // plan buffer ids, in order of first access
+  detail::dyn_array<std::int32_t> flags;    // per local buffer
+  detail::dyn_array<std::int32_t> params;
+  detail::dyn_array<std::int32_t> nodes;  // plan node ids, operands before their node
+  detail::dyn_array<std::int32_t> node_at;  // per local node: its position in the pack
+  std::int32_t node_base = 0;               // position of the first node
+  std::int32_t node_fields = 0;             // integers taken by all nodes
+};
 
 constexpr std::int32_t find(const detail::dyn_array<std::int32_t>& ids, std::int32_t id) {
   for (std::size_t i = 0; i < ids.size(); ++i)
@@ -80,32 +89,59 @@ constexpr std::int32_t find(const detail::dyn_array<std::int32_t>& ids, std::int
   return -1;
 }
 
-// Reads of buffer b before the kernel writes it need a load.
-constexpr int flags_of(const plan_view& p, std::size_t k, std::int32_t b) {
-  int flags = 0;
-  bool written = false;
-  for (auto i : p.kernel_statements(k)) {
-    const auto& s = p.ir.stmts[i];
-    bool reads = false;
-    detail::dyn_array<std::int32_t> stack{s.root};
-    while (!stack.empty()) {
-      const auto& n = p.ir.nodes[stack.back()];
-      stack.pop_back();
-      reads = reads || (n.code == ir::op::load && n.ref == b);
-      for (auto c : {n.a, n.b, n.c})
-        if (c >= 0) stack.push_back(c);
-    }
-    if (reads && !written) flags |= load;
-    if (s.target == b) written = true;
-  }
-  if (written && p.storage[static_cast<std::size_t>(b)] != storage_register) flags |= store;
-  if (p.ir.buffers[b].domain < 0 && p.kernels[k].domain >= 0) flags |= broadcast;
-  return flags;
+constexpr std::int32_t local_buffer(kernel_locals& l, std::int32_t id) {
+  const auto found = find(l.buffers, id);
+  if (found >= 0) return found;
+  l.buffers.push_back(id);
+  l.flags.push_back(0);
+  return static_cast<std::int32_t>(l.buffers.size() - 1);
 }
 
-template <std::size_t N>
-constexpr std::array<int, N> encode(const plan_view& p, std::size_t k) {
-  std::array<int, N> out{};
+// Walks a statement's expression in evaluation order, numbering what it meets.
+// A buffer read before any statement of the kernel wrote it needs a load.
+constexpr void collect(const plan_view& p, std::int32_t node, kernel_locals& l) {
+  if (find(l.nodes, node) >= 0) return;
+  const auto& n = p.ir.nodes[node];
+  if (n.a >= 0) collect(p, n.a, l);
+  if (n.b >= 0) collect(p, n.b, l);
+  if (n.c >= 0) collect(p, n.c, l);
+  if (n.code == ir::op::load) {
+    const auto b = local_buffer(l, n.ref);
+    if ((l.flags[static_cast<std::size_t>(b)] & store) == 0) l.flags[static_cast<std::size_t>(b)] |= load;
+  }
+  if (n.code == ir::op::param && find(l.params, n.ref) < 0) l.params.push_back(n.ref);
+  l.nodes.push_back(node);
+  l.node_at.push_back(l.node_fields);  // relative to the first node; made absolute below
+  l.node_fields += 1 + operand_fields(n.code);
+}
+
+constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
+  kernel_locals l;
+  for (auto i : p.kernel_statements(k)) {
+    const auto& s = p.ir.stmts[i];
+    collect(p, s.root, l);
+    // `store` marks "written by the kernel" until the end of this walk.
+    l.flags[static_cast<std::size_t>(local_buffer(l, s.target))] |= store;
+  }
+  l.node_base = header_size + static_cast<std::int32_t>(l.buffers.size() + l.params.size()) +
+                statement_fields * p.kernels[k].count;
+  for (auto& at : l.node_at) at += l.node_base;
+  for (std::size_t b = 0; b < l.buffers.size(); ++b) {
+    auto& f = l.flags[b];
+    if ((f & store) != 0 && p.storage[static_cast<std::size_t>(l.buffers[b])] == storage_register) f &= ~store;
+    if (p.ir.buffers[l.buffers[b]].domain < 0 && p.kernels[k].domain >= 0) f |= broadcast;
+  }
+  return l;
+}
+
+constexpr kernel_shape shape_of(const plan_view& p, std::size_t k) {
+  const auto l = locals_of(p, k);
+  return {static_cast<std::size_t>(l.node_base + l.node_fields), l.buffers.size(), l.params.size()};
+}
+
+template <std::size_t Size, std::size_t Buffers, std::size_t Params>
+constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::size_t k) {
+  encoded_kernel<Size, Buffers, Params> out{};
   const auto l = locals_of(p, k);
   std::size_t at = 0;
   std::size_t smallest = 8;
@@ -113,34 +149,39 @@ constexpr std::array<int, N> encode(const plan_view& p, std::size_t k) {
     const auto size = size_of(p.ir.buffers[b].type);
     if (size < smallest) smallest = size;
   }
-  out[at++] = vector_width(smallest);
-  out[at++] = static_cast<int>(l.buffers.size());
-  out[at++] = static_cast<int>(l.params.size());
-  out[at++] = p.kernels[k].count;
-  out[at++] = static_cast<int>(l.nodes.size());
-  for (auto b : l.buffers) {
-    out[at++] = static_cast<int>(p.ir.buffers[b].type);
-    out[at++] = flags_of(p, k, b);
+  out.code[at++] = vector_width(smallest);
+  out.code[at++] = static_cast<int>(l.buffers.size());
+  out.code[at++] = static_cast<int>(l.params.size());
+  out.code[at++] = p.kernels[k].count;
+  for (std::size_t b = 0; b < l.buffers.size(); ++b) {
+    out.code[at++] = static_cast<int>(p.ir.buffers[l.buffers[b]].type) | l.flags[b] << 8;
+    out.buffer_ids[b] = l.buffers[b];
   }
-  for (auto id : l.params) out[at++] = static_cast<int>(p.ir.params[id].type);
+  for (std::size_t q = 0; q < l.params.size(); ++q) {
+    out.code[at++] = static_cast<int>(p.ir.params[l.params[q]].type);
+    out.param_ids[q] = l.params[q];
+  }
+  const auto position = [&](std::int32_t node) { return l.node_at[static_cast<std::size_t>(find(l.nodes, node))]; };
   for (auto i : p.kernel_statements(k)) {
-    out[at++] = find(l.buffers, p.ir.stmts[i].target);
-    out[at++] = find(l.nodes, p.ir.stmts[i].root);
+    out.code[at++] = find(l.buffers, p.ir.stmts[i].target);
+    out.code[at++] = position(p.ir.stmts[i].root);
   }
   for (auto id : l.nodes) {
     const auto& n = p.ir.nodes[id];
-    out[at++] = static_cast<int>(n.code);
-    out[at++] = static_cast<int>(n.type);
-    out[at++] = static_cast<int>(n.compute);
-    out[at++] = n.a >= 0 ? find(l.nodes, n.a) : -1;
-    out[at++] = n.b >= 0 ? find(l.nodes, n.b) : -1;
-    out[at++] = n.c >= 0 ? find(l.nodes, n.c) : -1;
-    out[at++] = n.code == ir::op::load ? find(l.buffers, n.ref) : (n.code == ir::op::param ? find(l.params, n.ref) : -1);
-    // Literals travel as 64-bit patterns: a double for floating types, an int64 otherwise.
-    const auto bits = category_of(n.type) == dtype_category::floating ? std::bit_cast<std::uint64_t>(n.fvalue)
-                                                                        : static_cast<std::uint64_t>(n.ivalue);
-    out[at++] = static_cast<int>(static_cast<std::uint32_t>(bits >> 32));
-    out[at++] = static_cast<int>(static_cast<std::uint32_t>(bits));
+    out.code[at++] = node_head(n.code, n.type, n.compute);
+    if (n.code == ir::op::load) {
+      out.code[at++] = find(l.buffers, n.ref);
+    } else if (n.code == ir::op::param) {
+      out.code[at++] = find(l.params, n.ref);
+    } else if (n.code == ir::op::literal) {
+      const auto bits = category_of(n.type) == dtype_category::floating ? std::bit_cast<std::uint64_t>(n.fvalue)
+                                                                          : static_cast<std::uint64_t>(n.ivalue);
+      out.code[at++] = static_cast<int>(static_cast<std::uint32_t>(bits >> 32));
+      out.code[at++] = static_cast<int>(static_cast<std::uint32_t>(bits));
+    } else {
+      for (auto c : {n.a, n.b, n.c})
+        if (c >= 0) out.code[at++] = position(c);
+    }
   }
   return out;
 }
