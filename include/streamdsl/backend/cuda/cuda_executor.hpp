@@ -154,9 +154,20 @@ class cuda_executor {
     constexpr plan_view plan = Program::plan();
     prepare_streams(plan, main);
     prepare_events(plan);
+    // A workspace allocated here is freed (stream-ordered, after everything
+    // issued) also when an issue below fails and throws.
+    struct owned_workspace {
+      void* ptr = nullptr;
+      cudaStream_t stream = nullptr;
+      ~owned_workspace() {
+        if (ptr != nullptr) (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
+      }
+    } owned{nullptr, main};
     void* ws = workspace;
-    if (ws == nullptr && ready.workspace_bytes > 0)
+    if (ws == nullptr && ready.workspace_bytes > 0) {
       cuda_detail::check(cudaMallocAsync(&ws, ready.workspace_bytes, main), "cudaMallocAsync", "the temp workspace");
+      owned.ptr = ws;
+    }
     void* const* ptrs = ready.ptrs.data();
     if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
       ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
@@ -194,8 +205,10 @@ class cuda_executor {
       }
       if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i));
     }
-    if (workspace == nullptr && ws != nullptr)
+    if (owned.ptr != nullptr) {
+      owned.ptr = nullptr;
       cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
+    }
   }
 
   // Rejects host memory for a buffer: it would fault on the device.
