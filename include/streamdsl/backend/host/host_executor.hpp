@@ -228,8 +228,8 @@ class host_executor {
 
   // Where each buffer lives for this run: caller memory, a workspace slot,
   // or nowhere (register temps live in each kernel's scratch).
-  std::vector<std::byte*> place_buffers(const plan_view& plan, const resolved_bindings& bound) {
-    std::vector<std::size_t> offset(plan.slots.size());
+  detail::dyn_array<std::byte*> place_buffers(const plan_view& plan, const resolved_bindings& bound) {
+    detail::dyn_array<std::size_t> offset(plan.slots.size());
     std::size_t total = 0;
     for (std::size_t s = 0; s < plan.slots.size(); ++s) {
       const auto& slot = plan.slots[s];
@@ -241,7 +241,7 @@ class host_executor {
     // Fresh workspace reads as zeros: a temp read before it is written gives
     // the same answer on every run.
     if (total) std::memset(workspace, 0, total);
-    std::vector<std::byte*> memory(plan.ir.buffers.size());
+    detail::dyn_array<std::byte*> memory(plan.ir.buffers.size());
     for (std::size_t b = 0; b < memory.size(); ++b) {
       const auto where = plan.storage[b];
       if (where == storage_bound) memory[b] = static_cast<std::byte*>(bound.buffer_data[b]);
@@ -250,19 +250,20 @@ class host_executor {
     return memory;
   }
 
-  std::vector<host_detail::kernel_program> compile_kernels(const plan_view& plan, const resolved_bindings& bound,
+  detail::dyn_array<host_detail::kernel_program> compile_kernels(const plan_view& plan, const resolved_bindings& bound,
                                                              host_detail::loop_finder loops) {
-    std::vector<const unsigned char*> params(plan.ir.params.size());
+    detail::dyn_array<const unsigned char*> params(plan.ir.params.size());
     for (std::size_t p = 0; p < params.size(); ++p) params[p] = bound.param_value[p]->value_bytes();
-    host_detail::kernel_compiler compiler(plan, loops, place_buffers(plan, bound), std::move(params), bound.domain_extent);
-    std::vector<host_detail::kernel_program> kernels;
+    host_detail::kernel_compiler compiler(plan, loops, place_buffers(plan, bound), std::move(params),
+                                          detail::array_view<std::size_t>(bound.domain_extent));
+    detail::dyn_array<host_detail::kernel_program> kernels;
     kernels.reserve(plan.kernel_count());
     for (std::size_t k = 0; k < plan.kernel_count(); ++k) kernels.push_back(compiler.compile(k));
     return kernels;
   }
 
-  void execute(const plan_view& plan, const std::vector<host_detail::kernel_program>& kernels) {
-    std::vector<std::vector<std::int32_t>> ops_of(plan.stream_count());
+  void execute(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels) {
+    detail::dyn_array<detail::dyn_array<std::int32_t>> ops_of(plan.stream_count());
     for (std::size_t i = 0; i < plan.ops.size(); ++i)
       ops_of[static_cast<std::size_t>(plan.ops[i].stream)].push_back(static_cast<std::int32_t>(i));
     while (scratch_.size() < ops_of.size()) scratch_.push_back(new host_detail::scratch_buffer);
@@ -271,7 +272,7 @@ class host_executor {
     for (std::size_t s = 1; s < ops_of.size(); ++s) side_streams += !ops_of[s].empty();
     const std::uint64_t run_index = runs_++;
     host_detail::run_board board(plan.ops.size(), side_streams);
-    std::vector<stream_task> tasks(ops_of.size(), stream_task{this, &plan, &kernels, &board, 0, nullptr, run_index});
+    detail::dyn_array<stream_task> tasks(ops_of.size(), stream_task{this, &plan, &kernels, &board, 0, nullptr, run_index});
     std::size_t started = 0;
     try {
       for (std::size_t s = 1; s < ops_of.size(); ++s) {
@@ -293,10 +294,10 @@ class host_executor {
   struct stream_task {
     host_executor* executor;
     const plan_view* plan;
-    const std::vector<host_detail::kernel_program>* kernels;
+    const detail::dyn_array<host_detail::kernel_program>* kernels;
     host_detail::run_board* board;
     std::size_t stream;
-    const std::vector<std::int32_t>* ops;
+    const detail::dyn_array<std::int32_t>* ops;
     std::uint64_t run_index;
   };
   static void run_side_stream(void* context) {
@@ -305,8 +306,8 @@ class host_executor {
     t.board->stream_done();
   }
 
-  void run_stream(const plan_view& plan, const std::vector<host_detail::kernel_program>& kernels,
-                  host_detail::run_board& board, std::size_t stream, const std::vector<std::int32_t>& ops,
+  void run_stream(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels,
+                  host_detail::run_board& board, std::size_t stream, const detail::dyn_array<std::int32_t>& ops,
                   std::uint64_t run_index) {
     std::optional<host_detail::delay_source> delays;
     if (options_.stress_mode) delays.emplace(*options_.stress_mode, run_index, stream);

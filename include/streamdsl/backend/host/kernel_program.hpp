@@ -1,6 +1,8 @@
 #pragma once
 // Turns one fused kernel of a plan into instructions for the block loops of
-// element_loops.hpp, and runs them over a range of elements.
+// element_loops.hpp, and runs them over a range of elements. (Arrays are
+// detail::dyn_array: the passes already instantiate it, and it is simpler
+// for g++ to compile than std::vector.)
 //
 // Each expression node becomes one instruction writing a scratch column (a
 // block of values of the node's type); children are first converted to the
@@ -14,7 +16,9 @@
 #include <new>
 #include <span>
 #include <stdexcept>
-#include <vector>
+#include <utility>
+
+#include "../../detail/dyn_array.hpp"
 
 #include "../../plan/plan_view.hpp"
 #include "element_loops.hpp"
@@ -22,8 +26,8 @@
 namespace streamdsl::host_detail {
 
 struct kernel_program {
-  std::vector<instruction> prologue;  // once per thread, before its first block
-  std::vector<instruction> body;      // once per block
+  detail::dyn_array<instruction> prologue;  // once per thread, before its first block
+  detail::dyn_array<instruction> body;      // once per block
   std::size_t columns = 0;            // scratch columns a thread needs
   std::size_t extent = 0;             // elements of the kernel's domain
 };
@@ -76,7 +80,7 @@ class scratch_buffers {
   scratch_buffer* operator[](std::size_t i) const { return buffers_[i]; }
 
  private:
-  std::vector<scratch_buffer*> buffers_;  // owned
+  detail::dyn_array<scratch_buffer*> buffers_;  // owned
 };
 
 // Runs elements [first, last) of a kernel with one thread's scratch.
@@ -121,13 +125,13 @@ inline void literal_bytes(const ir::expr_node& n, unsigned char* out) {
 // pinned for the whole kernel.
 class kernel_compiler {
  public:
-  kernel_compiler(const plan_view& plan, loop_finder loops, std::vector<std::byte*> memory,
-                  std::vector<const unsigned char*> params, std::vector<std::size_t> domain_extent)
+  kernel_compiler(const plan_view& plan, loop_finder loops, detail::dyn_array<std::byte*> memory,
+                  detail::dyn_array<const unsigned char*> params, detail::array_view<std::size_t> domain_extent)
       : plan_(plan),
         loops_(loops),
         memory_(std::move(memory)),
         params_(std::move(params)),
-        extents_(std::move(domain_extent)),
+        extents_(domain_extent),
         uses_(plan.ir.nodes.size(), 0),
         memo_(plan.ir.nodes.size()),
         register_column_(plan.ir.buffers.size(), -1),
@@ -398,21 +402,21 @@ class kernel_compiler {
 
   const plan_view& plan_;
   loop_finder loops_;
-  std::vector<std::byte*> memory_;
-  std::vector<const unsigned char*> params_;
-  std::vector<std::size_t> extents_;
+  detail::dyn_array<std::byte*> memory_;
+  detail::dyn_array<const unsigned char*> params_;
+  detail::array_view<std::size_t> extents_;  // per domain
 
   kernel_program program_;
   std::int32_t domain_ = 0;
-  std::vector<int> refs_;  // per column: readers still to come, or pinned
-  std::vector<std::int32_t> free_;
-  std::vector<instruction> constants_;  // prologue instructions, for sharing
-  std::vector<int> uses_;
-  std::vector<value> memo_;
-  std::vector<std::int32_t> stack_, touched_;
-  std::vector<std::int32_t> register_column_;
-  std::vector<register_state> register_state_;
-  std::vector<std::int32_t> registers_;
+  detail::dyn_array<int> refs_;  // per column: readers still to come, or pinned
+  detail::dyn_array<std::int32_t> free_;
+  detail::dyn_array<instruction> constants_;  // prologue instructions, for sharing
+  detail::dyn_array<int> uses_;
+  detail::dyn_array<value> memo_;
+  detail::dyn_array<std::int32_t> stack_, touched_;
+  detail::dyn_array<std::int32_t> register_column_;
+  detail::dyn_array<register_state> register_state_;
+  detail::dyn_array<std::int32_t> registers_;
 };
 
 }  // namespace streamdsl::host_detail

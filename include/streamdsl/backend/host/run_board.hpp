@@ -6,7 +6,8 @@
 // so no thread blocks forever on a record that will never come.
 #include <cstddef>
 #include <exception>
-#include <vector>
+
+#include "../../detail/dyn_array.hpp"
 
 #include "posix_threads.hpp"
 
@@ -57,7 +58,7 @@ class run_board {
  private:
   mutex mutex_;
   condition changed_;
-  std::vector<unsigned char> recorded_;  // per op: whether it is a record that has happened
+  detail::dyn_array<unsigned char> recorded_;  // per op: whether it is a record that has happened
   std::size_t running_;
   bool failed_ = false;
   std::exception_ptr error_;

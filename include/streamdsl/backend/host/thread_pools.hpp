@@ -87,7 +87,7 @@ class stream_threads {
     bool stop_ = false;
     thread thread_;  // started by the constructor's body, once the state above exists
   };
-  std::vector<worker*> workers_;  // owned
+  detail::dyn_array<worker*> workers_;  // owned
 };
 
 class kernel_team {
@@ -177,7 +177,8 @@ class kernel_team {
   void withdraw(job& j) {
     for (std::size_t i = 0; i < queue_.size(); ++i)
       if (queue_[i] == &j) {
-        queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+        for (; i + 1 < queue_.size(); ++i) queue_[i] = queue_[i + 1];
+        queue_.pop_back();
         return;
       }
   }
@@ -193,7 +194,7 @@ class kernel_team {
 
   mutex mutex_;
   condition work_, progress_;
-  std::vector<job*> queue_;  // oldest first
+  detail::dyn_array<job*> queue_;  // oldest first
   bool stop_ = false;
   std::vector<thread> helpers_;  // started by the constructor's body, once the state above exists
 };
