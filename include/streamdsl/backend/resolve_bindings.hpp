@@ -3,13 +3,16 @@
 // checks them, so that an executor can trust what it gets. Every problem is
 // collected and reported in one binding_error (each line names the buffer or
 // param), thrown before any work is issued.
-#include <algorithm>
+//
+// Messages are built with detail::text, not std::string: under C++20 g++ 12
+// instantiates std::string's members in every translation unit that uses
+// them, and each executor's includers would pay for it.
 #include <cstdint>
 #include <cstdio>
 #include <span>
-#include <string>
 #include <vector>
 
+#include "../detail/text.hpp"
 #include "../plan/plan_view.hpp"
 #include "bindings.hpp"
 
@@ -25,23 +28,50 @@ struct resolved_bindings {
 
 namespace backend_detail {
 
-// (Appends rather than "'" + std::string(s) + "'": g++ 12 at -O2 warns about
-// the latter with a false -Wrestrict, GCC bug 105329.)
-inline std::string quoted(std::string_view s) {
-  std::string q;
-  q.reserve(s.size() + 2);
-  q += '\'';
-  q += s;
-  q += '\'';
-  return q;
+using detail::text;
+
+// A name in quotes: 'x'.
+struct quote {
+  std::string_view name;
+};
+[[gnu::cold]] inline text& operator<<(text& out, quote q) { return out << '\'' << q.name << '\''; }
+
+// "input buffer 'x' (float, domain 'n')": what a message says about a buffer.
+struct buffer_description {
+  const plan_view& plan;
+  std::int32_t buffer;
+};
+[[gnu::cold]] inline text& operator<<(text& out, buffer_description d) {
+  const auto& info = d.plan.ir.buffers[static_cast<std::size_t>(d.buffer)];
+  out << ir::name_of(info.kind) << " buffer " << quote{d.plan.ir.buffer_name(d.buffer)} << " (" << name_of(info.type);
+  if (info.domain < 0) return out << ", 0-d)";
+  return out << ", domain " << quote{d.plan.ir.domain_name(info.domain)} << ')';
 }
 
-inline std::string describe_buffer(const plan_view& plan, std::int32_t b) {
-  const auto& info = plan.ir.buffers[static_cast<std::size_t>(b)];
-  std::string d = std::string(ir::name_of(info.kind)) + " buffer " + quoted(plan.ir.buffer_name(b)) + " (" +
-                  std::string(name_of(info.type));
-  d += info.domain < 0 ? ", 0-d)" : ", domain " + quoted(plan.ir.domain_name(info.domain)) + ")";
-  return d;
+// "param 'k' (float)"
+struct param_description {
+  const plan_view& plan;
+  std::int32_t param;
+};
+[[gnu::cold]] inline text& operator<<(text& out, param_description d) {
+  const auto& info = d.plan.ir.params[static_cast<std::size_t>(d.param)];
+  return out << "param " << quote{d.plan.ir.name(info.name)} << " (" << name_of(info.type) << ')';
+}
+
+struct address {
+  const void* at;
+};
+[[gnu::cold]] inline text& operator<<(text& out, address a) {
+  char digits[32];
+  std::snprintf(digits, sizeof digits, "%p", a.at);
+  return out << static_cast<const char*>(digits);
+}
+
+// Throws E with the message in `message` (a text, so no std::string is made).
+template <class E>
+[[noreturn, gnu::cold, gnu::noinline]] void throw_with(text& message) {
+  message << '\0';
+  throw E(message.view().data());
 }
 
 inline std::int32_t param_id(const plan_view& plan, std::string_view name) {
@@ -51,84 +81,90 @@ inline std::int32_t param_id(const plan_view& plan, std::string_view name) {
 }
 
 // The names a caller can bind, for the "unknown name" message.
-inline std::string bindable_names(const plan_view& plan) {
-  std::string out;
+[[gnu::cold]] inline text& append_bindable_names(text& out, const plan_view& plan) {
+  bool any = false;
   for (std::size_t b = 0; b < plan.ir.buffers.size(); ++b) {
     if (plan.ir.buffers[b].kind == ir::access::temp) continue;
-    out += (out.empty() ? "" : ", ") + quoted(plan.ir.buffer_name(static_cast<std::int32_t>(b)));
+    out << (any ? ", " : "") << quote{plan.ir.buffer_name(static_cast<std::int32_t>(b))};
+    any = true;
   }
-  for (const auto& p : plan.ir.params) out += (out.empty() ? "" : ", ") + quoted(plan.ir.name(p.name));
-  return out.empty() ? "none" : out;
-}
-
-inline std::string address_of(const void* p) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%p", p);
-  return text;
+  for (const auto& p : plan.ir.params) {
+    out << (any ? ", " : "") << quote{plan.ir.name(p.name)};
+    any = true;
+  }
+  return any ? out : out << "none";
 }
 
 class problem_list {
  public:
-  void add(std::string line) { lines_.push_back(std::move(line)); }
+  // A new line of the report, to write the problem into.
+  text& add() {
+    if (count_++ > 0) lines_ << "\n  ";
+    return lines_;
+  }
   void throw_if_any() const {
-    if (lines_.empty()) return;
-    std::string msg = lines_.size() == 1 ? "streamdsl: bad binding: "
-                                         : "streamdsl: " + std::to_string(lines_.size()) + " bad bindings:\n  ";
-    for (std::size_t i = 0; i < lines_.size(); ++i) msg += (i ? "\n  " : "") + lines_[i];
-    throw binding_error(msg);
+    if (count_ > 0) throw_all();
   }
 
  private:
-  std::vector<std::string> lines_;
+  [[noreturn, gnu::cold, gnu::noinline]] void throw_all() const {
+    text msg;
+    if (count_ == 1) msg << "streamdsl: bad binding: ";
+    else msg << "streamdsl: " << count_ << " bad bindings:\n  ";
+    msg << lines_.view();
+    throw_with<binding_error>(msg);
+  }
+  text lines_;
+  std::size_t count_ = 0;
 };
 
-inline void check_buffer_binding(const plan_view& plan, std::int32_t b, const binding& given, problem_list& problems) {
+[[gnu::cold]] inline void check_buffer_binding(const plan_view& plan, std::int32_t b, const binding& given, problem_list& problems) {
   const auto& info = plan.ir.buffers[static_cast<std::size_t>(b)];
   const auto name = plan.ir.buffer_name(b);
-  const std::string what = describe_buffer(plan, b);
+  const buffer_description what{plan, b};
   if (info.kind == ir::access::temp) {
-    problems.add(quoted(name) + " is a temp of the program: the executor places temps in its own workspace, "
-                                "so they cannot be bound; remove this binding or declare it p.output<T>(...)");
+    problems.add() << quote{name}
+                   << " is a temp of the program: the executor places temps in its own workspace, "
+                      "so they cannot be bound; remove this binding or declare it p.output<T>(...)";
     return;
   }
   if (given.is_param()) {
-    problems.add(what + " is bound to a single value; bind its memory, e.g. sd::bind(\"" + std::string(name) +
-                 "\", data) with a std::span, a std::vector or a pointer and a count");
+    problems.add() << what << " is bound to a single value; bind its memory, e.g. sd::bind(\"" << name
+                   << "\", data) with a std::span, a std::vector or a pointer and a count";
     return;
   }
   if (given.type() != info.type)
-    problems.add(what + " is bound to " + std::string(name_of(given.type())) + " data; bind " +
-                 std::string(name_of(info.type)) + " elements");
+    problems.add() << what << " is bound to " << name_of(given.type()) << " data; bind " << name_of(info.type)
+                   << " elements";
   if (given.data() == nullptr && given.size() > 0)
-    problems.add(what + " is bound to a null pointer with " + std::to_string(given.size()) + " elements");
+    problems.add() << what << " is bound to a null pointer with " << given.size() << " elements";
   const auto align = size_of(given.type());
   if (given.data() != nullptr && reinterpret_cast<std::uintptr_t>(given.data()) % align != 0)
-    problems.add(what + " is bound to address " + address_of(given.data()) + ", which is not aligned to " +
-                 std::to_string(align) + " bytes as " + std::string(name_of(given.type())) + " needs");
+    problems.add() << what << " is bound to address " << address{given.data()} << ", which is not aligned to "
+                   << align << " bytes as " << name_of(given.type()) << " needs";
   if (given.read_only() && info.kind != ir::access::input)
-    problems.add(what + " is bound to read-only (const) memory, but the program writes it; bind mutable data");
+    problems.add() << what << " is bound to read-only (const) memory, but the program writes it; bind mutable data";
   if (info.domain < 0 && given.size() != 1)
-    problems.add(what + " is bound to " + std::to_string(given.size()) +
-                 " elements; a 0-d buffer holds exactly one element");
+    problems.add() << what << " is bound to " << given.size() << " elements; a 0-d buffer holds exactly one element";
 }
 
-inline void check_param_binding(const plan_view& plan, std::int32_t p, const binding& given, problem_list& problems) {
+[[gnu::cold]] inline void check_param_binding(const plan_view& plan, std::int32_t p, const binding& given, problem_list& problems) {
   const auto& info = plan.ir.params[static_cast<std::size_t>(p)];
-  const std::string name(plan.ir.name(info.name));
-  const std::string what = "param " + quoted(name) + " (" + std::string(name_of(info.type)) + ")";
+  const auto name = plan.ir.name(info.name);
+  const param_description what{plan, p};
   if (!given.is_param()) {
-    problems.add(what + " is bound to memory (" + std::to_string(given.size()) +
-                 " elements); a param takes a value, e.g. sd::bind(\"" + name + "\", " +
-                 std::string(name_of(info.type)) + "(...))");
+    problems.add() << what << " is bound to memory (" << given.size()
+                   << " elements); a param takes a value, e.g. sd::bind(\"" << name << "\", " << name_of(info.type)
+                   << "(...))";
     return;
   }
   if (given.type() != info.type)
-    problems.add(what + " is bound to a " + std::string(name_of(given.type())) + " value; write sd::bind(\"" + name +
-                 "\", " + std::string(name_of(info.type)) + "(...))");
+    problems.add() << what << " is bound to a " << name_of(given.type()) << " value; write sd::bind(\"" << name
+                   << "\", " << name_of(info.type) << "(...))";
 }
 
 // Buffers of one domain have one extent; the first bound buffer sets it.
-inline void check_extents(const plan_view& plan, resolved_bindings& r, const std::vector<bool>& bound,
+[[gnu::cold]] inline void check_extents(const plan_view& plan, resolved_bindings& r, const std::vector<unsigned char>& bound,
                           problem_list& problems) {
   std::vector<std::int32_t> first(plan.ir.domains.size(), -1);
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(plan.ir.buffers.size()); ++b) {
@@ -140,38 +176,45 @@ inline void check_extents(const plan_view& plan, resolved_bindings& r, const std
       f = b;
       r.domain_extent[static_cast<std::size_t>(d)] = n;
     } else if (n != r.domain_extent[static_cast<std::size_t>(d)]) {
-      problems.add("buffers of domain " + quoted(plan.ir.domain_name(d)) + " must have one extent, but " +
-                   quoted(plan.ir.buffer_name(f)) + " is bound to " +
-                   std::to_string(r.domain_extent[static_cast<std::size_t>(d)]) + " elements and " +
-                   quoted(plan.ir.buffer_name(b)) + " to " + std::to_string(n));
+      problems.add() << "buffers of domain " << quote{plan.ir.domain_name(d)} << " must have one extent, but "
+                     << quote{plan.ir.buffer_name(f)} << " is bound to "
+                     << r.domain_extent[static_cast<std::size_t>(d)] << " elements and "
+                     << quote{plan.ir.buffer_name(b)} << " to " << n;
     }
   }
 }
 
 // A buffer the program writes must not share memory with another bound
 // buffer: the plan orders accesses by buffer, so aliases would race.
-inline void check_overlaps(const plan_view& plan, const resolved_bindings& r, const std::vector<bool>& bound,
+[[gnu::cold]] inline void check_overlaps(const plan_view& plan, const resolved_bindings& r, const std::vector<unsigned char>& bound,
                            problem_list& problems) {
   struct range {
     std::uintptr_t lo, hi;
     std::int32_t buffer;
   };
   std::vector<range> ranges;
+  ranges.reserve(plan.ir.buffers.size());
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(plan.ir.buffers.size()); ++b) {
     const auto i = static_cast<std::size_t>(b);
     if (!bound[i] || r.buffer_count[i] == 0 || r.buffer_data[i] == nullptr) continue;
     const auto lo = reinterpret_cast<std::uintptr_t>(r.buffer_data[i]);
+    // Insertion by start address (few buffers; no <algorithm>).
+    std::size_t at = ranges.size();
     ranges.push_back({lo, lo + r.buffer_count[i] * size_of(plan.ir.buffers[i].type), b});
+    for (; at > 0 && ranges[at - 1].lo > lo; --at) {
+      const range moved = ranges[at - 1];
+      ranges[at - 1] = ranges[at];
+      ranges[at] = moved;
+    }
   }
-  std::sort(ranges.begin(), ranges.end(), [](const range& a, const range& b) { return a.lo < b.lo; });
   auto written = [&](std::int32_t b) { return plan.ir.buffers[static_cast<std::size_t>(b)].kind != ir::access::input; };
   for (std::size_t i = 0; i < ranges.size(); ++i)
     for (std::size_t j = i + 1; j < ranges.size() && ranges[j].lo < ranges[i].hi; ++j)
       if (written(ranges[i].buffer) || written(ranges[j].buffer))
-        problems.add("buffers " + quoted(plan.ir.buffer_name(ranges[i].buffer)) + " and " +
-                     quoted(plan.ir.buffer_name(ranges[j].buffer)) +
-                     " overlap in memory and the program writes at least one of them; give each its own memory "
-                     "(an in-place update is a p.inout<T>(...) buffer)");
+        problems.add() << "buffers " << quote{plan.ir.buffer_name(ranges[i].buffer)} << " and "
+                       << quote{plan.ir.buffer_name(ranges[j].buffer)}
+                       << " overlap in memory and the program writes at least one of them; give each its own "
+                          "memory (an in-place update is a p.inout<T>(...) buffer)";
 }
 
 }  // namespace backend_detail
@@ -180,15 +223,16 @@ inline void check_overlaps(const plan_view& plan, const resolved_bindings& r, co
 // listing every problem.
 inline resolved_bindings resolve_bindings(const plan_view& plan, std::span<const binding> bindings) {
   using namespace backend_detail;
-  if (!plan.valid())
-    throw binding_error("streamdsl: this plan cannot run: scheduling it failed: " + std::string(plan.error));
+  if (!plan.valid()) {
+    text msg;
+    msg << "streamdsl: this plan cannot run: scheduling it failed: " << plan.error;
+    throw_with<binding_error>(msg);
+  }
   const auto buffers = plan.ir.buffers.size();
-  resolved_bindings r;
-  r.buffer_data.assign(buffers, nullptr);
-  r.buffer_count.assign(buffers, 0);
-  r.domain_extent.assign(plan.ir.domains.size(), 0);
-  r.param_value.assign(plan.ir.params.size(), nullptr);
-  std::vector<bool> bound(buffers, false);
+  resolved_bindings r{std::vector<void*>(buffers), std::vector<std::size_t>(buffers),
+                      std::vector<std::size_t>(plan.ir.domains.size()),
+                      std::vector<const binding*>(plan.ir.params.size())};
+  std::vector<unsigned char> bound(buffers);  // per buffer: bound to memory the checks accept
   problem_list problems;
 
   for (std::size_t i = 0; i < bindings.size(); ++i) {
@@ -196,7 +240,7 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, std::span<const
     bool duplicate = false;
     for (std::size_t j = 0; j < i && !duplicate; ++j) duplicate = bindings[j].name() == given.name();
     if (duplicate) {
-      problems.add(quoted(given.name()) + " is bound more than once");
+      problems.add() << quote{given.name()} << " is bound more than once";
       continue;
     }
     if (const auto b = plan.buffer_id(given.name()); b >= 0) {
@@ -211,8 +255,10 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, std::span<const
       check_param_binding(plan, p, given, problems);
       r.param_value[static_cast<std::size_t>(p)] = &given;
     } else {
-      problems.add("unknown name " + quoted(given.name()) + ": the program has no buffer or param called that "
-                   "(it binds " + bindable_names(plan) + ")");
+      append_bindable_names(problems.add() << "unknown name " << quote{given.name()}
+                                           << ": the program has no buffer or param called that (it binds ",
+                            plan)
+          << ')';
     }
   }
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(buffers); ++b) {
@@ -220,13 +266,12 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, std::span<const
     if (info.kind != ir::access::temp && !bound[static_cast<std::size_t>(b)]) {
       bool named = false;  // bound under its name but rejected above: already reported
       for (const auto& given : bindings) named = named || given.name() == plan.ir.buffer_name(b);
-      if (!named) problems.add("missing binding for " + describe_buffer(plan, b));
+      if (!named) problems.add() << "missing binding for " << buffer_description{plan, b};
     }
   }
   for (std::size_t p = 0; p < plan.ir.params.size(); ++p)
     if (r.param_value[p] == nullptr)
-      problems.add("missing binding for param " + quoted(plan.ir.name(plan.ir.params[p].name)) + " (" +
-                   std::string(name_of(plan.ir.params[p].type)) + ")");
+      problems.add() << "missing binding for " << param_description{plan, static_cast<std::int32_t>(p)};
   check_extents(plan, r, bound, problems);
   check_overlaps(plan, r, bound, problems);
   problems.throw_if_any();

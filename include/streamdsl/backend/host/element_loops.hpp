@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "../../detail/element_ops.hpp"
+#include "../../detail/text.hpp"
 #include "../../ir/expr_node.hpp"
 
 namespace streamdsl::host_detail {
@@ -151,7 +152,110 @@ void where_loop(const instruction& in, const block& blk) {
   for (std::size_t i = 0; i < blk.count; ++i) out[i] = c[i] ? a[i] : b[i];
 }
 
-// --- choosing a loop -----------------------------------------------------------
+// --- which loop an instruction runs ---------------------------------------------
+enum class loop_kind : std::uint8_t { fill, broadcast, convert, where, unary, arithmetic, predicate };
+
+// What the kernel compiler asks for; a compiled program instantiates only the
+// loops its plan can ask for (loop_table.hpp), a plan built at run time gets
+// them from any_loop.
+struct loop_key {
+  loop_kind kind = loop_kind::fill;
+  ir::op code = ir::op::literal;  // unary, arithmetic, predicate: the operation
+  dtype type = dtype::float32;    // element type (convert: of the result)
+  dtype from = dtype::float32;    // convert: of the operand; otherwise = type
+
+  friend constexpr bool operator==(const loop_key&, const loop_key&) = default;
+};
+
+constexpr loop_key fill_key(dtype t) { return {loop_kind::fill, ir::op::literal, t, t}; }
+constexpr loop_key broadcast_key(dtype t) { return {loop_kind::broadcast, ir::op::literal, t, t}; }
+constexpr loop_key convert_key(dtype to, dtype from) { return {loop_kind::convert, ir::op::literal, to, from}; }
+constexpr loop_key where_key(dtype t) { return {loop_kind::where, ir::op::literal, t, t}; }
+constexpr loop_key unary_key(ir::op code, dtype t) { return {loop_kind::unary, code, t, t}; }
+constexpr loop_key arithmetic_key(ir::op code, dtype t) { return {loop_kind::arithmetic, code, t, t}; }
+constexpr loop_key predicate_key(ir::op code, dtype t) { return {loop_kind::predicate, code, t, t}; }
+
+using loop_finder = loop_fn (*)(const loop_key&);
+
+// The C++ type of a dtype. The 16-bit float types exist only with CUDA's headers.
+template <dtype T>
+struct c_type_of;
+template <>
+struct c_type_of<dtype::boolean> {
+  using type = bool;
+};
+template <>
+struct c_type_of<dtype::int32> {
+  using type = std::int32_t;
+};
+template <>
+struct c_type_of<dtype::int64> {
+  using type = std::int64_t;
+};
+template <>
+struct c_type_of<dtype::float32> {
+  using type = float;
+};
+template <>
+struct c_type_of<dtype::float64> {
+  using type = double;
+};
+#ifdef STREAMDSL_HAS_HALF
+template <>
+struct c_type_of<dtype::float16> {
+  using type = __half;
+};
+template <>
+struct c_type_of<dtype::bfloat16> {
+  using type = __nv_bfloat16;
+};
+#endif
+
+// Loops that only move values (fill, broadcast, where, a copy) move them as
+// unsigned integers of the same size: bit for bit what moving the typed value
+// does, with one instantiation per size instead of one per type.
+template <std::size_t Bytes>
+struct bits_of;
+template <>
+struct bits_of<1> {
+  using type = std::uint8_t;
+};
+template <>
+struct bits_of<2> {
+  using type = std::uint16_t;
+};
+template <>
+struct bits_of<4> {
+  using type = std::uint32_t;
+};
+template <>
+struct bits_of<8> {
+  using type = std::uint64_t;
+};
+
+// The loop for key K, for a program whose plan is known at compile time: the
+// operation is a template argument, whatever the type (element::unary and
+// friends give every combination its meaning).
+template <loop_key K>
+constexpr loop_fn loop_for() {
+  using T = typename c_type_of<K.type>::type;
+  using bits = typename bits_of<sizeof(T)>::type;
+  if constexpr (K.kind == loop_kind::fill) return &fill_loop<bits>;
+  else if constexpr (K.kind == loop_kind::broadcast) return &broadcast_loop<bits>;
+  else if constexpr (K.kind == loop_kind::where) return &where_loop<bits>;
+  else if constexpr (K.kind == loop_kind::convert && K.type == K.from) return &convert_loop<bits, bits>;
+  else if constexpr (K.kind == loop_kind::convert) return &convert_loop<T, typename c_type_of<K.from>::type>;
+  else if constexpr (K.kind == loop_kind::unary) return &unary_loop<K.code, T>;
+  else if constexpr (K.kind == loop_kind::arithmetic) return &arithmetic_loop<K.code, T>;
+  else return &predicate_loop<K.code, T>;
+}
+
+// --- choosing a loop (for plans built at run time) ---------------------------------
+[[noreturn, gnu::cold, gnu::noinline]] inline void needs_cuda_headers(const char* what, dtype t) {
+  detail::text msg;
+  msg << "streamdsl host executor: " << what << name_of(t) << " needs CUDA's headers on the host" << '\0';
+  throw std::logic_error(msg.view().data());
+}
 template <class T>
 struct type_tag {
   using type = T;
@@ -175,23 +279,27 @@ loop_fn with_type(dtype t, F&& f) {
     case dtype::bfloat16: break;
 #endif
   }
-  throw std::logic_error("streamdsl host executor: element type " + std::string(name_of(t)) +
-                         " needs CUDA's headers on the host");
+  needs_cuda_headers("element type ", t);
 }
 
 inline loop_fn fill_fn(dtype t) {
-  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &fill_loop<T>; });
+  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &fill_loop<typename bits_of<sizeof(T)>::type>; });
 }
 inline loop_fn broadcast_fn(dtype t) {
-  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &broadcast_loop<T>; });
+  return with_type(t,
+                   []<class T>(type_tag<T>) -> loop_fn { return &broadcast_loop<typename bits_of<sizeof(T)>::type>; });
 }
 inline loop_fn convert_fn(dtype to, dtype from) {
   return with_type(to, [from]<class To>(type_tag<To>) -> loop_fn {
-    return with_type(from, []<class From>(type_tag<From>) -> loop_fn { return &convert_loop<To, From>; });
+    return with_type(from, []<class From>(type_tag<From>) -> loop_fn {
+      using bits = typename bits_of<sizeof(To)>::type;
+      if constexpr (std::is_same_v<To, From>) return &convert_loop<bits, bits>;
+      else return &convert_loop<To, From>;
+    });
   });
 }
 inline loop_fn where_fn(dtype t) {
-  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &where_loop<T>; });
+  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &where_loop<typename bits_of<sizeof(T)>::type>; });
 }
 
 template <class T>
@@ -275,6 +383,20 @@ inline loop_fn arithmetic_fn(ir::op code, dtype t) {
 }
 inline loop_fn predicate_fn(ir::op code, dtype t) {
   return with_type(t, [code]<class T>(type_tag<T>) { return predicate_fn_for<T>(code); });
+}
+
+// Every loop, chosen at run time: for plans built at run time.
+inline loop_fn any_loop(const loop_key& k) {
+  switch (k.kind) {
+    case loop_kind::fill: return fill_fn(k.type);
+    case loop_kind::broadcast: return broadcast_fn(k.type);
+    case loop_kind::convert: return convert_fn(k.type, k.from);
+    case loop_kind::where: return where_fn(k.type);
+    case loop_kind::unary: return unary_fn(k.code, k.type);
+    case loop_kind::arithmetic: return arithmetic_fn(k.code, k.type);
+    case loop_kind::predicate: return predicate_fn(k.code, k.type);
+  }
+  return nullptr;
 }
 
 // A node's operation class, for the kernel compiler.

@@ -9,23 +9,23 @@
 //
 //   sd::host_executor ex;
 //   ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
+#include <unistd.h>
+
 #include <array>
 #include <concepts>
 #include <cstring>
-#include <functional>
-#include <mutex>
 #include <new>
 #include <optional>
 #include <span>
 #include <stdexcept>
-#include <string>
-#include <thread>
 #include <vector>
 
 #include "../../plan/plan_view.hpp"
 #include "../bindings.hpp"
 #include "../resolve_bindings.hpp"
 #include "kernel_program.hpp"
+#include "loop_table.hpp"
+#include "posix_threads.hpp"
 #include "run_board.hpp"
 #include "stress.hpp"
 #include "thread_pools.hpp"
@@ -40,7 +40,8 @@ struct host_options {
   unsigned kernel_helpers = default_kernel_helpers();
 
   static unsigned default_kernel_helpers() {
-    const unsigned cores = std::thread::hardware_concurrency();
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const unsigned cores = online > 0 ? static_cast<unsigned>(online) : 1;
     return cores > 8 ? 7 : (cores > 1 ? cores - 1 : 0);
   }
 };
@@ -66,29 +67,42 @@ constexpr bool host_can_run(const plan_view& plan) {
 #endif
 }
 
-inline void check_host_types(const plan_view& plan) {
-  if (host_can_run(plan)) return;
-  std::string what = "an expression";
-  for (std::size_t b = 0; b < plan.ir.buffers.size(); ++b)
+[[noreturn, gnu::cold, gnu::noinline]] inline void reject_half_types(const plan_view& plan) {
+  using backend_detail::operator<<;
+  detail::text msg;
+  msg << "streamdsl: bad binding: ";
+  bool named = false;
+  for (std::size_t b = 0; b < plan.ir.buffers.size() && !named; ++b)
     if (is_half_type(plan.ir.buffers[b].type)) {
-      what = backend_detail::describe_buffer(plan, static_cast<std::int32_t>(b));
-      break;
+      msg << backend_detail::buffer_description{plan, static_cast<std::int32_t>(b)};
+      named = true;
     }
-  for (const auto& p : plan.ir.params)
-    if (what == "an expression" && is_half_type(p.type))
-      what = "param '" + std::string(plan.ir.name(p.name)) + "' (" + std::string(name_of(p.type)) + ")";
-  throw binding_error("streamdsl: bad binding: " + what +
-                      " uses __half or __nv_bfloat16, which the host executor evaluates only when CUDA's headers "
-                      "are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and add CUDA's "
-                      "include directory); on the host without them use float or double");
+  for (std::size_t p = 0; p < plan.ir.params.size() && !named; ++p)
+    if (is_half_type(plan.ir.params[p].type)) {
+      msg << backend_detail::param_description{plan, static_cast<std::int32_t>(p)};
+      named = true;
+    }
+  if (!named) msg << "an expression";
+  msg << " uses __half or __nv_bfloat16, which the host executor evaluates only when CUDA's headers "
+         "are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and add CUDA's "
+         "include directory); on the host without them use float or double";
+  backend_detail::throw_with<binding_error>(msg);
+}
+
+inline void check_host_types(const plan_view& plan) {
+  if (!host_can_run(plan)) reject_half_types(plan);
 }
 
 // A plan built at run time is trusted to come from passes::schedule; these
 // are the properties the executor relies on to never deadlock or go out of range.
+[[noreturn, gnu::cold, gnu::noinline]] inline void bad_plan_op(std::size_t i, const char* why) {
+  detail::text msg;
+  msg << "streamdsl: invalid plan: op #" << i << ' ' << why;
+  backend_detail::throw_with<std::invalid_argument>(msg);
+}
+
 inline void check_plan(const plan_view& plan) {
-  auto bad = [](std::size_t i, const std::string& why) {
-    throw std::invalid_argument("streamdsl: invalid plan: op #" + std::to_string(i) + " " + why);
-  };
+  auto bad = [](std::size_t i, const char* why) { bad_plan_op(i, why); };
   for (std::size_t i = 0; i < plan.ops.size(); ++i) {
     const auto& op = plan.ops[i];
     if (op.stream < 0 || static_cast<std::size_t>(op.stream) >= plan.stream_count()) bad(i, "names no stream slot");
@@ -102,6 +116,56 @@ inline void check_plan(const plan_view& plan) {
 }
 
 struct executor_test_access;  // tests inject failures through it
+
+// A test hook called before each operation (see executor_test_access).
+struct op_hook {
+  virtual ~op_hook() = default;
+  virtual void before(std::int32_t op) = 0;
+};
+
+// The owner of an op_hook (none by default).
+class op_hook_slot {
+ public:
+  op_hook_slot() = default;
+  op_hook_slot(const op_hook_slot&) = delete;
+  op_hook_slot& operator=(const op_hook_slot&) = delete;
+  ~op_hook_slot() { delete hook_; }
+  void set(op_hook* hook) {
+    delete hook_;
+    hook_ = hook;
+  }
+  op_hook* get() const { return hook_; }
+
+ private:
+  op_hook* hook_ = nullptr;
+};
+
+// 256-byte aligned memory, grown on demand and kept across runs.
+class workspace_memory {
+ public:
+  workspace_memory() = default;
+  workspace_memory(const workspace_memory&) = delete;
+  workspace_memory& operator=(const workspace_memory&) = delete;
+  ~workspace_memory() { release(); }
+
+  std::byte* at_least(std::size_t bytes) {
+    if (bytes > bytes_) {
+      release();
+      data_ = static_cast<std::byte*>(::operator new(bytes, std::align_val_t{256}));
+      bytes_ = bytes;
+    }
+    return data_;
+  }
+
+ private:
+  void release() {
+    if (data_) ::operator delete(data_, std::align_val_t{256});
+    data_ = nullptr;
+    bytes_ = 0;
+  }
+  std::byte* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
 
 }  // namespace host_detail
 
@@ -120,7 +184,7 @@ class host_executor {
                   "when CUDA's headers are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and "
                   "add CUDA's include directory); on the host without them use float or double");
     const std::array<binding, sizeof...(Bindings)> list{binding(static_cast<Bindings&&>(bindings))...};
-    run(Program::plan(), std::span<const binding>(list));
+    run_plan(Program::plan(), std::span<const binding>(list), loops_of<Program>());
   }
 
   template <class Program>
@@ -129,7 +193,7 @@ class host_executor {
     static_assert(host_detail::host_can_run(Program::plan()),
                   "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
                   "when CUDA's headers are included");
-    run(Program::plan(), bindings);
+    run_plan(Program::plan(), bindings, loops_of<Program>());
   }
 
   // Runs any plan, e.g. one scheduled at run time. Bad bindings throw
@@ -137,12 +201,7 @@ class host_executor {
   // rethrown here once every stream has stopped. One run at a time: calls
   // from several threads are serialised.
   void run(const plan_view& plan, std::span<const binding> bindings) {
-    std::lock_guard serial(run_mutex_);
-    host_detail::check_plan(plan);
-    host_detail::check_host_types(plan);
-    const resolved_bindings bound = resolve_bindings(plan, bindings);
-    const auto kernels = compile_kernels(plan, bound);
-    execute(plan, kernels);
+    run_plan(plan, bindings, &host_detail::any_loop);
   }
 
   const host_options& options() const { return options_; }
@@ -150,10 +209,27 @@ class host_executor {
  private:
   friend struct host_detail::executor_test_access;
 
+  // Only the loops the program uses (none for a program the static_assert
+  // above rejects, so that it reports alone).
+  template <class Program>
+  static host_detail::loop_finder loops_of() {
+    if constexpr (host_detail::host_can_run(Program::plan())) return &host_detail::program_loops<Program>::find;
+    else return nullptr;
+  }
+
+  void run_plan(const plan_view& plan, std::span<const binding> bindings, host_detail::loop_finder loops) {
+    host_detail::holding serial(run_mutex_);
+    host_detail::check_plan(plan);
+    host_detail::check_host_types(plan);
+    const resolved_bindings bound = resolve_bindings(plan, bindings);
+    const auto kernels = compile_kernels(plan, bound, loops);
+    execute(plan, kernels);
+  }
+
   // Where each buffer lives for this run: caller memory, a workspace slot,
   // or nowhere (register temps live in each kernel's scratch).
-  std::vector<std::byte*> place_buffers(const plan_view& plan, const resolved_bindings& bound) {
-    std::vector<std::size_t> offset(plan.slots.size());
+  detail::dyn_array<std::byte*> place_buffers(const plan_view& plan, const resolved_bindings& bound) {
+    detail::dyn_array<std::size_t> offset(plan.slots.size());
     std::size_t total = 0;
     for (std::size_t s = 0; s < plan.slots.size(); ++s) {
       const auto& slot = plan.slots[s];
@@ -161,11 +237,11 @@ class host_executor {
       offset[s] = total;
       total += (n * size_of(slot.type) + 255) / 256 * 256;
     }
-    std::byte* workspace = workspace_of(total);
+    std::byte* workspace = workspace_.at_least(total);
     // Fresh workspace reads as zeros: a temp read before it is written gives
     // the same answer on every run.
     if (total) std::memset(workspace, 0, total);
-    std::vector<std::byte*> memory(plan.ir.buffers.size(), nullptr);
+    detail::dyn_array<std::byte*> memory(plan.ir.buffers.size());
     for (std::size_t b = 0; b < memory.size(); ++b) {
       const auto where = plan.storage[b];
       if (where == storage_bound) memory[b] = static_cast<std::byte*>(bound.buffer_data[b]);
@@ -174,42 +250,36 @@ class host_executor {
     return memory;
   }
 
-  std::byte* workspace_of(std::size_t bytes) {
-    if (bytes > workspace_bytes_) {
-      workspace_.reset(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{256})));
-      workspace_bytes_ = bytes;
-    }
-    return workspace_.get();
-  }
-
-  std::vector<host_detail::kernel_program> compile_kernels(const plan_view& plan, const resolved_bindings& bound) {
-    std::vector<const unsigned char*> params(plan.ir.params.size());
+  detail::dyn_array<host_detail::kernel_program> compile_kernels(const plan_view& plan, const resolved_bindings& bound,
+                                                             host_detail::loop_finder loops) {
+    detail::dyn_array<const unsigned char*> params(plan.ir.params.size());
     for (std::size_t p = 0; p < params.size(); ++p) params[p] = bound.param_value[p]->value_bytes();
-    host_detail::kernel_compiler compiler(plan, place_buffers(plan, bound), std::move(params), bound.domain_extent);
-    std::vector<host_detail::kernel_program> kernels;
+    host_detail::kernel_compiler compiler(plan, loops, place_buffers(plan, bound), std::move(params),
+                                          detail::array_view<std::size_t>(bound.domain_extent));
+    detail::dyn_array<host_detail::kernel_program> kernels;
     kernels.reserve(plan.kernel_count());
     for (std::size_t k = 0; k < plan.kernel_count(); ++k) kernels.push_back(compiler.compile(k));
     return kernels;
   }
 
-  void execute(const plan_view& plan, const std::vector<host_detail::kernel_program>& kernels) {
-    std::vector<std::vector<std::int32_t>> ops_of(plan.stream_count());
+  void execute(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels) {
+    detail::dyn_array<detail::dyn_array<std::int32_t>> ops_of(plan.stream_count());
     for (std::size_t i = 0; i < plan.ops.size(); ++i)
       ops_of[static_cast<std::size_t>(plan.ops[i].stream)].push_back(static_cast<std::int32_t>(i));
-    while (scratch_.size() < ops_of.size()) scratch_.push_back(std::make_unique<host_detail::scratch_buffer>());
+    while (scratch_.size() < ops_of.size()) scratch_.push_back(new host_detail::scratch_buffer);
 
     std::size_t side_streams = 0;
     for (std::size_t s = 1; s < ops_of.size(); ++s) side_streams += !ops_of[s].empty();
     const std::uint64_t run_index = runs_++;
     host_detail::run_board board(plan.ops.size(), side_streams);
+    detail::dyn_array<stream_task> tasks(ops_of.size(), stream_task{this, &plan, &kernels, &board, 0, nullptr, run_index});
     std::size_t started = 0;
     try {
       for (std::size_t s = 1; s < ops_of.size(); ++s) {
         if (ops_of[s].empty()) continue;
-        threads_.start(started, [&, s] {
-          run_stream(plan, kernels, board, s, ops_of[s], run_index);
-          board.stream_done();
-        });
+        tasks[s].stream = s;
+        tasks[s].ops = &ops_of[s];
+        threads_.start(started, &run_side_stream, &tasks[s]);
         ++started;
       }
     } catch (...) {  // no thread for a stream: stop the ones running, count the rest as done
@@ -220,8 +290,24 @@ class host_executor {
     board.finish();
   }
 
-  void run_stream(const plan_view& plan, const std::vector<host_detail::kernel_program>& kernels,
-                  host_detail::run_board& board, std::size_t stream, const std::vector<std::int32_t>& ops,
+  // What a side stream's pool thread runs.
+  struct stream_task {
+    host_executor* executor;
+    const plan_view* plan;
+    const detail::dyn_array<host_detail::kernel_program>* kernels;
+    host_detail::run_board* board;
+    std::size_t stream;
+    const detail::dyn_array<std::int32_t>* ops;
+    std::uint64_t run_index;
+  };
+  static void run_side_stream(void* context) {
+    const stream_task& t = *static_cast<const stream_task*>(context);
+    t.executor->run_stream(*t.plan, *t.kernels, *t.board, t.stream, *t.ops, t.run_index);
+    t.board->stream_done();
+  }
+
+  void run_stream(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels,
+                  host_detail::run_board& board, std::size_t stream, const detail::dyn_array<std::int32_t>& ops,
                   std::uint64_t run_index) {
     std::optional<host_detail::delay_source> delays;
     if (options_.stress_mode) delays.emplace(*options_.stress_mode, run_index, stream);
@@ -230,7 +316,7 @@ class host_executor {
       for (const auto i : ops) {
         if (board.failed()) return;
         if (delays) delays->pause();
-        if (before_op_) before_op_(i);
+        if (host_detail::op_hook* hook = before_op_.get()) hook->before(i);
         const plan_op& op = plan.ops[static_cast<std::size_t>(i)];
         switch (op.kind) {
           case op_kind::kernel: team_.run(kernels[static_cast<std::size_t>(op.kernel)], scratch); break;
@@ -245,17 +331,12 @@ class host_executor {
     }
   }
 
-  struct aligned_delete {
-    void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{256}); }
-  };
-
   host_options options_;
-  std::mutex run_mutex_;
+  host_detail::mutex run_mutex_;
   std::uint64_t runs_ = 0;
-  std::unique_ptr<std::byte, aligned_delete> workspace_;
-  std::size_t workspace_bytes_ = 0;
-  std::vector<std::unique_ptr<host_detail::scratch_buffer>> scratch_;  // per stream slot
-  std::function<void(std::int32_t)> before_op_;                         // test hook: may throw
+  host_detail::workspace_memory workspace_;
+  host_detail::scratch_buffers scratch_;  // per stream slot
+  host_detail::op_hook_slot before_op_;   // test hook: may throw
   // Declared last: their threads stop before the state above goes away.
   host_detail::kernel_team team_;
   host_detail::stream_threads threads_;
@@ -265,8 +346,18 @@ namespace host_detail {
 // For tests: makes every stream call `hook(op index)` before each operation
 // (a hook that throws simulates a failure inside a stream).
 struct executor_test_access {
-  static void set_before_op(host_executor& ex, std::function<void(std::int32_t)> hook) {
-    ex.before_op_ = std::move(hook);
+  template <class Hook>
+  static void set_before_op(host_executor& ex, Hook hook) {
+    if constexpr (std::is_null_pointer_v<Hook>) {
+      ex.before_op_.set(nullptr);
+    } else {
+      struct holder : op_hook {
+        explicit holder(Hook h) : hook(static_cast<Hook&&>(h)) {}
+        void before(std::int32_t op) override { hook(op); }
+        Hook hook;
+      };
+      ex.before_op_.set(new holder(static_cast<Hook&&>(hook)));
+    }
   }
 };
 }  // namespace host_detail

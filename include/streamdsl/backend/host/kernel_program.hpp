@@ -1,6 +1,8 @@
 #pragma once
 // Turns one fused kernel of a plan into instructions for the block loops of
-// element_loops.hpp, and runs them over a range of elements.
+// element_loops.hpp, and runs them over a range of elements. (Arrays are
+// detail::dyn_array: the passes already instantiate it, and it is simpler
+// for g++ to compile than std::vector.)
 //
 // Each expression node becomes one instruction writing a scratch column (a
 // block of values of the node's type); children are first converted to the
@@ -14,8 +16,9 @@
 #include <new>
 #include <span>
 #include <stdexcept>
-#include <string>
-#include <vector>
+#include <utility>
+
+#include "../../detail/dyn_array.hpp"
 
 #include "../../plan/plan_view.hpp"
 #include "element_loops.hpp"
@@ -23,8 +26,8 @@
 namespace streamdsl::host_detail {
 
 struct kernel_program {
-  std::vector<instruction> prologue;  // once per thread, before its first block
-  std::vector<instruction> body;      // once per block
+  detail::dyn_array<instruction> prologue;  // once per thread, before its first block
+  detail::dyn_array<instruction> body;      // once per block
   std::size_t columns = 0;            // scratch columns a thread needs
   std::size_t extent = 0;             // elements of the kernel's domain
 };
@@ -56,6 +59,30 @@ class scratch_buffer {
   std::size_t capacity_ = 0;
 };
 
+// One scratch_buffer per stream slot, kept across runs; grows between runs only.
+class scratch_buffers {
+ public:
+  scratch_buffers() = default;
+  scratch_buffers(const scratch_buffers&) = delete;
+  scratch_buffers& operator=(const scratch_buffers&) = delete;
+  ~scratch_buffers() {
+    for (scratch_buffer* b : buffers_) delete b;
+  }
+  std::size_t size() const { return buffers_.size(); }
+  void push_back(scratch_buffer* owned) {
+    try {
+      buffers_.push_back(owned);
+    } catch (...) {
+      delete owned;
+      throw;
+    }
+  }
+  scratch_buffer* operator[](std::size_t i) const { return buffers_[i]; }
+
+ private:
+  detail::dyn_array<scratch_buffer*> buffers_;  // owned
+};
+
 // Runs elements [first, last) of a kernel with one thread's scratch.
 inline void run_elements(const kernel_program& k, scratch_buffer& scratch, std::size_t first, std::size_t last) {
   if (first >= last) return;
@@ -85,8 +112,7 @@ inline void literal_bytes(const ir::expr_node& n, unsigned char* out) {
     case dtype::bfloat16: break;
 #endif
   }
-  throw std::logic_error("streamdsl host executor: a literal of type " + std::string(name_of(n.type)) +
-                         " needs CUDA's headers on the host");
+  needs_cuda_headers("a literal of type ", n.type);
 }
 
 // Compiles the kernels of one plan for one run. `memory[b]` is where buffer b
@@ -99,12 +125,13 @@ inline void literal_bytes(const ir::expr_node& n, unsigned char* out) {
 // pinned for the whole kernel.
 class kernel_compiler {
  public:
-  kernel_compiler(const plan_view& plan, std::vector<std::byte*> memory, std::vector<const unsigned char*> params,
-                  std::vector<std::size_t> domain_extent)
+  kernel_compiler(const plan_view& plan, loop_finder loops, detail::dyn_array<std::byte*> memory,
+                  detail::dyn_array<const unsigned char*> params, detail::array_view<std::size_t> domain_extent)
       : plan_(plan),
+        loops_(loops),
         memory_(std::move(memory)),
         params_(std::move(params)),
-        extents_(std::move(domain_extent)),
+        extents_(domain_extent),
         uses_(plan.ir.nodes.size(), 0),
         memo_(plan.ir.nodes.size()),
         register_column_(plan.ir.buffers.size(), -1),
@@ -166,6 +193,11 @@ class kernel_compiler {
   }
 
   // --- instructions -----------------------------------------------------------------
+  loop_fn loop(const loop_key& k) {
+    if (const loop_fn f = loops_(k)) return f;
+    throw std::logic_error("streamdsl host executor: internal error: the program's loop table lacks a loop");
+  }
+
   // Emits `in` writing a new column of type t. An instruction reading only
   // constants is itself constant: it goes to the prologue, once per kernel
   // (an identical one is shared).
@@ -193,7 +225,7 @@ class kernel_compiler {
       return v;
     }
     instruction in;
-    in.run = convert_fn(t, v.where.type);
+    in.run = loop(convert_key(t, v.where.type));
     in.a = v.where;
     return emit(in, t, v.constant);
   }
@@ -265,7 +297,7 @@ class kernel_compiler {
       return;
     }
     instruction in;
-    in.run = convert_fn(dest.type, r.where.type);
+    in.run = loop(convert_key(dest.type, r.where.type));
     in.a = r.where;
     in.out = dest;
     program_.body.push_back(in);
@@ -283,13 +315,13 @@ class kernel_compiler {
       case ir::op::load: return load(n.ref);
       case ir::op::param: {
         instruction in;
-        in.run = fill_fn(n.type);
+        in.run = loop(fill_key(n.type));
         std::memcpy(in.value, params_[static_cast<std::size_t>(n.ref)], size_of(n.type));
         return emit(in, n.type, true);
       }
       case ir::op::literal: {
         instruction in;
-        in.run = fill_fn(n.type);
+        in.run = loop(fill_key(n.type));
         literal_bytes(n, in.value);
         return emit(in, n.type, true);
       }
@@ -303,17 +335,17 @@ class kernel_compiler {
       }
       case ir::op::where: {
         const input in[] = {operand_of(n.a, dtype::boolean), operand_of(n.b, n.compute), operand_of(n.c, n.compute)};
-        return apply(where_fn(n.compute), n, n.compute, in);
+        return apply(loop(where_key(n.compute)), n, n.compute, in);
       }
       default: break;
     }
     if (arity(n.code) == 1) {
       const input in[] = {operand_of(n.a, n.compute)};
-      return apply(unary_fn(n.code, n.compute), n, n.compute, in);
+      return apply(loop(unary_key(n.code, n.compute)), n, n.compute, in);
     }
     const input in[] = {operand_of(n.a, n.compute), operand_of(n.b, n.compute)};
-    if (is_predicate(n.code)) return apply(predicate_fn(n.code, n.compute), n, dtype::boolean, in);
-    return apply(arithmetic_fn(n.code, n.compute), n, n.compute, in);
+    if (is_predicate(n.code)) return apply(loop(predicate_key(n.code, n.compute)), n, dtype::boolean, in);
+    return apply(loop(arithmetic_key(n.code, n.compute)), n, n.compute, in);
   }
 
   value load(std::int32_t b) {
@@ -323,7 +355,7 @@ class kernel_compiler {
       auto& state = register_state_[static_cast<std::size_t>(b)];
       if (state == unwritten) {  // read before any write in this kernel: zeros, like fresh workspace
         instruction in;
-        in.run = fill_fn(info.type);
+        in.run = loop(fill_key(info.type));
         in.out = col;
         program_.body.push_back(in);
         state = zeroed;
@@ -333,7 +365,7 @@ class kernel_compiler {
     std::byte* base = memory_[static_cast<std::size_t>(b)];
     if (info.domain < 0 && domain_ >= 0) {  // a 0-d buffer read over a domain: broadcast
       instruction in;
-      in.run = broadcast_fn(info.type);
+      in.run = loop(broadcast_key(info.type));
       in.a = {true, info.type, -1, base};
       return emit(in, info.type, true);
     }
@@ -369,21 +401,22 @@ class kernel_compiler {
   }
 
   const plan_view& plan_;
-  std::vector<std::byte*> memory_;
-  std::vector<const unsigned char*> params_;
-  std::vector<std::size_t> extents_;
+  loop_finder loops_;
+  detail::dyn_array<std::byte*> memory_;
+  detail::dyn_array<const unsigned char*> params_;
+  detail::array_view<std::size_t> extents_;  // per domain
 
   kernel_program program_;
   std::int32_t domain_ = 0;
-  std::vector<int> refs_;  // per column: readers still to come, or pinned
-  std::vector<std::int32_t> free_;
-  std::vector<instruction> constants_;  // prologue instructions, for sharing
-  std::vector<int> uses_;
-  std::vector<value> memo_;
-  std::vector<std::int32_t> stack_, touched_;
-  std::vector<std::int32_t> register_column_;
-  std::vector<register_state> register_state_;
-  std::vector<std::int32_t> registers_;
+  detail::dyn_array<int> refs_;  // per column: readers still to come, or pinned
+  detail::dyn_array<std::int32_t> free_;
+  detail::dyn_array<instruction> constants_;  // prologue instructions, for sharing
+  detail::dyn_array<int> uses_;
+  detail::dyn_array<value> memo_;
+  detail::dyn_array<std::int32_t> stack_, touched_;
+  detail::dyn_array<std::int32_t> register_column_;
+  detail::dyn_array<register_state> register_state_;
+  detail::dyn_array<std::int32_t> registers_;
 };
 
 }  // namespace streamdsl::host_detail

@@ -2,9 +2,10 @@
 // Stress mode: a seeded random delay before every operation of every stream,
 // so that an ordering the plan does not enforce shows up as a wrong result
 // instead of passing by luck of the thread schedule.
-#include <chrono>
+#include <sched.h>
+#include <time.h>
+
 #include <cstdint>
-#include <thread>
 
 namespace streamdsl {
 
@@ -38,14 +39,24 @@ class delay_source {
   void pause() {
     const auto us = next_delay_us();
     if (us == 0) return;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+    const std::uint64_t until = now_ns() + us * 1000;
     // Short delays spin (a sleep lasts at least the timer slack, ~50 us);
     // yielding keeps other streams running on a machine with few cores.
-    if (us >= 200) std::this_thread::sleep_until(until);
-    while (std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    // (POSIX clocks: <chrono> and <thread> cost the executor's includers compile time.)
+    if (us >= 200) {
+      const timespec nap{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000 * 1000)};
+      nanosleep(&nap, nullptr);
+    }
+    while (now_ns() < until) sched_yield();
   }
 
  private:
+  static std::uint64_t now_ns() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
+  }
+
   std::uint64_t state_;
   std::uint32_t max_us_;
 };

@@ -5,73 +5,89 @@
 // - kernel_team: helpers that take chunks of a large kernel, so one kernel
 //   can use several cores (the stream's own thread always takes part, so a
 //   kernel never waits for a busy helper).
-#include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <exception>
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "kernel_program.hpp"
+#include "posix_threads.hpp"
 
 namespace streamdsl::host_detail {
 
 class stream_threads {
  public:
+  // What a pool thread runs: task(context). It must not throw: it reports failures itself.
+  using task_fn = void (*)(void*);
+
   stream_threads() = default;
   stream_threads(const stream_threads&) = delete;
   stream_threads& operator=(const stream_threads&) = delete;
   ~stream_threads() {
-    for (auto& w : workers_) {
-      {
-        std::lock_guard lock(w->mutex);
-        w->stop = true;
-      }
-      w->changed.notify_all();
-    }
-    for (auto& w : workers_) w->thread.join();
+    for (worker* w : workers_) w->stop();
+    for (worker* w : workers_) delete w;  // joins its thread
   }
 
-  // Runs `task` on pool thread `i` (started on first use); returns at once.
-  // The task must not throw: it reports failures itself.
-  void start(std::size_t i, std::function<void()> task) {
-    while (workers_.size() <= i) workers_.push_back(std::make_unique<worker>());
-    worker& w = *workers_[i];
-    {
-      std::unique_lock lock(w.mutex);
-      w.changed.wait(lock, [&] { return !w.task; });  // the previous run's task has fully ended
-      w.task = std::move(task);
+  // Runs `task(context)` on pool thread `i` (started on first use); returns at once.
+  void start(std::size_t i, task_fn task, void* context) {
+    while (workers_.size() <= i) {
+      worker* w = new worker;
+      try {
+        workers_.push_back(w);
+      } catch (...) {
+        w->stop();
+        delete w;
+        throw;
+      }
     }
-    w.changed.notify_all();
+    workers_[i]->give(task, context);
   }
 
  private:
-  struct worker {
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::function<void()> task;
-    bool stop = false;
-    std::thread thread{[this] { loop(); }};
+  class worker {
+   public:
+    worker() { thread_.start(this); }
+    worker(const worker&) = delete;
+    worker& operator=(const worker&) = delete;
+    ~worker() { thread_.join(); }
 
-    void loop() {
-      std::unique_lock lock(mutex);
+    void give(task_fn task, void* context) {
+      {
+        holding lock(mutex_);
+        changed_.wait(lock, [&] { return task_ == nullptr; });  // the previous run's task has fully ended
+        task_ = task;
+        context_ = context;
+      }
+      changed_.notify_all();
+    }
+    void stop() {
+      {
+        holding lock(mutex_);
+        stop_ = true;
+      }
+      changed_.notify_all();
+    }
+    void thread_main() {
+      holding lock(mutex_);
       for (;;) {
-        changed.wait(lock, [&] { return stop || task; });
-        if (stop) return;
+        changed_.wait(lock, [&] { return stop_ || task_ != nullptr; });
+        if (stop_) return;
         lock.unlock();
-        task();
+        task_(context_);
         lock.lock();
-        task = nullptr;
-        changed.notify_all();
+        task_ = nullptr;
+        changed_.notify_all();
       }
     }
+
+   private:
+    mutex mutex_;
+    condition changed_;
+    task_fn task_ = nullptr;
+    void* context_ = nullptr;
+    bool stop_ = false;
+    thread thread_;  // started by the constructor's body, once the state above exists
   };
-  std::vector<std::unique_ptr<worker>> workers_;
+  detail::dyn_array<worker*> workers_;  // owned
 };
 
 class kernel_team {
@@ -79,19 +95,17 @@ class kernel_team {
   // Elements per chunk a helper takes at a time; kernels under two chunks run alone.
   static constexpr std::size_t chunk_elements = 64 * block_elements;
 
-  explicit kernel_team(unsigned helpers) {
-    for (unsigned i = 0; i < helpers; ++i) helpers_.emplace_back([this] { help(); });
+  explicit kernel_team(unsigned helpers) : helpers_(helpers) {
+    try {
+      for (auto& h : helpers_) h.start(this);
+    } catch (...) {
+      stop_helpers();
+      throw;
+    }
   }
   kernel_team(const kernel_team&) = delete;
   kernel_team& operator=(const kernel_team&) = delete;
-  ~kernel_team() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    work_.notify_all();
-    for (auto& t : helpers_) t.join();
-  }
+  ~kernel_team() { stop_helpers(); }
 
   std::size_t helpers() const { return helpers_.size(); }
 
@@ -103,51 +117,22 @@ class kernel_team {
     j.kernel = &k;
     j.chunks = chunks;
     {
-      std::lock_guard lock(mutex_);
+      holding lock(mutex_);
       queue_.push_back(&j);
     }
     work_.notify_all();
     const std::size_t mine = take_chunks(j, scratch);
-    std::unique_lock lock(mutex_);
+    holding lock(mutex_);
     j.done += mine;
     withdraw(j);  // no helper joins from here on
     progress_.wait(lock, [&] { return j.done == j.chunks && j.active == 0; });
     if (j.error) std::rethrow_exception(j.error);
   }
 
- private:
-  struct job {
-    const kernel_program* kernel = nullptr;
-    std::size_t chunks = 0;
-    std::atomic<std::size_t> next{0};
-    std::size_t done = 0;  // chunks finished (under mutex_)
-    int active = 0;        // helpers working on it (under mutex_)
-    std::exception_ptr error;
-  };
-
-  // Runs chunks of j until none is left; returns how many this thread ran.
-  std::size_t take_chunks(job& j, scratch_buffer& scratch) {
-    std::size_t ran = 0;
-    for (std::size_t c; (c = j.next.fetch_add(1)) < j.chunks; ++ran) {
-      const std::size_t first = c * chunk_elements;
-      try {
-        run_elements(*j.kernel, scratch, first, std::min(first + chunk_elements, j.kernel->extent));
-      } catch (...) {
-        std::lock_guard lock(mutex_);
-        if (!j.error) j.error = std::current_exception();
-      }
-    }
-    return ran;
-  }
-
-  void withdraw(job& j) {
-    const auto it = std::find(queue_.begin(), queue_.end(), &j);
-    if (it != queue_.end()) queue_.erase(it);
-  }
-
-  void help() {
+  // A helper's life: take chunks of queued kernels until stopped.
+  void thread_main() {
     scratch_buffer scratch;
-    std::unique_lock lock(mutex_);
+    holding lock(mutex_);
     for (;;) {
       work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
@@ -163,11 +148,55 @@ class kernel_team {
     }
   }
 
-  std::mutex mutex_;
-  std::condition_variable work_, progress_;
-  std::deque<job*> queue_;
+ private:
+  struct job {
+    const kernel_program* kernel = nullptr;
+    std::size_t chunks = 0;
+    std::size_t next = 0;  // the next chunk to take (atomic)
+    std::size_t done = 0;  // chunks finished (under mutex_)
+    int active = 0;        // helpers working on it (under mutex_)
+    std::exception_ptr error;
+  };
+
+  // Runs chunks of j until none is left; returns how many this thread ran.
+  std::size_t take_chunks(job& j, scratch_buffer& scratch) {
+    std::size_t ran = 0;
+    for (std::size_t c; (c = __atomic_fetch_add(&j.next, 1, __ATOMIC_RELAXED)) < j.chunks; ++ran) {
+      const std::size_t first = c * chunk_elements;
+      const std::size_t last = first + chunk_elements < j.kernel->extent ? first + chunk_elements : j.kernel->extent;
+      try {
+        run_elements(*j.kernel, scratch, first, last);
+      } catch (...) {
+        holding lock(mutex_);
+        if (!j.error) j.error = std::current_exception();
+      }
+    }
+    return ran;
+  }
+
+  void withdraw(job& j) {
+    for (std::size_t i = 0; i < queue_.size(); ++i)
+      if (queue_[i] == &j) {
+        for (; i + 1 < queue_.size(); ++i) queue_[i] = queue_[i + 1];
+        queue_.pop_back();
+        return;
+      }
+  }
+
+  void stop_helpers() {
+    {
+      holding lock(mutex_);
+      stop_ = true;
+    }
+    work_.notify_all();
+    for (auto& h : helpers_) h.join();
+  }
+
+  mutex mutex_;
+  condition work_, progress_;
+  detail::dyn_array<job*> queue_;  // oldest first
   bool stop_ = false;
-  std::vector<std::thread> helpers_;
+  std::vector<thread> helpers_;  // started by the constructor's body, once the state above exists
 };
 
 }  // namespace streamdsl::host_detail
