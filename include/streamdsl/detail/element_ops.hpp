@@ -6,7 +6,10 @@
 // - integer division by zero gives 0, and INT_MIN / -1 wraps to INT_MIN;
 // - float -> integer conversion truncates toward zero, saturates at the
 //   type's range and maps NaN to 0 (what CUDA's cvt.rzi does);
-// - min and max of floats ignore a NaN operand (fmin/fmax);
+// - min and max of floats ignore a NaN operand (fmin/fmax), and order -0
+//   below +0 (max(-0, +0) = +0, min(-0, +0) = -0, as IEEE 754-2019's
+//   maximumNumber and minimumNumber; fmax leaves the sign of a zero result
+//   unspecified, and the host's and the GPU's differ);
 // - __half and __nv_bfloat16 compute in float and round the result;
 // - + - * / of float and double round each operation (no fma contraction),
 //   so the GPU matches the host bit for bit; transcendental functions differ
@@ -101,6 +104,22 @@ STREAMDSL_HD T unary(ir::op code, T a) {
   }
 }
 
+// min and max of floats: a NaN operand is ignored, -0 is below +0.
+template <class T>
+STREAMDSL_HD T float_min(T a, T b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return std::signbit(a) ? a : b;
+  return b < a ? b : a;
+}
+template <class T>
+STREAMDSL_HD T float_max(T a, T b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a < b ? b : a;
+}
+
 // Arithmetic and min/max in type T.
 template <class T>
 STREAMDSL_HD T arithmetic(ir::op code, T a, T b) {
@@ -144,8 +163,8 @@ STREAMDSL_HD T arithmetic(ir::op code, T a, T b) {
       case ir::op::sub: return a - b;
       case ir::op::mul: return a * b;
       case ir::op::div: return a / b;
-      case ir::op::min: return std::fmin(a, b);
-      case ir::op::max: return std::fmax(a, b);
+      case ir::op::min: return float_min(a, b);
+      case ir::op::max: return float_max(a, b);
       default: return a;
     }
   }
