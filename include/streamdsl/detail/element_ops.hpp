@@ -142,11 +142,15 @@ STREAMDSL_HD T arithmetic(ir::op code, T a, T b) {
 #if defined(__CUDA_ARCH__)
     // Round each operation on its own: nvcc would otherwise contract a * b + c
     // into one fma and results would differ from the host's in the last bit.
+    // min and max: the GPU's min/max instructions already ignore a NaN and
+    // order -0 below +0, in one instruction (the host spells it out below).
     if constexpr (std::is_same_v<T, float>) {
       switch (code) {
         case ir::op::add: return __fadd_rn(a, b);
         case ir::op::sub: return __fsub_rn(a, b);
         case ir::op::mul: return __fmul_rn(a, b);
+        case ir::op::min: return fminf(a, b);
+        case ir::op::max: return fmaxf(a, b);
         default: break;
       }
     } else if constexpr (std::is_same_v<T, double>) {
@@ -154,6 +158,8 @@ STREAMDSL_HD T arithmetic(ir::op code, T a, T b) {
         case ir::op::add: return __dadd_rn(a, b);
         case ir::op::sub: return __dsub_rn(a, b);
         case ir::op::mul: return __dmul_rn(a, b);
+        case ir::op::min: return fmin(a, b);
+        case ir::op::max: return fmax(a, b);
         default: break;
       }
     }

@@ -387,6 +387,31 @@ TEST_CASE("float min/max ignore NaN and order -0 below +0, relu of NaN and -0 is
 }
 
 namespace {
+constexpr auto double_min_max = sd::program([](sd::builder& p) {
+  auto a = p.input<double>("a");
+  auto b = p.input<double>("b");
+  auto mn = p.output<double>("mn");
+  auto mx = p.output<double>("mx");
+  mn = sd::min(a, b);
+  mx = sd::max(a, b);
+});
+}  // namespace
+
+TEST_CASE("double min/max ignore NaN and order -0 below +0", "[host][operators][edge]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> a{nan, 1.0, -0.0, 0.0};
+  const std::vector<double> b{2.0, nan, 0.0, -0.0};
+  std::vector<double> mn(4), mx(4);
+  backend_test::executor ex;
+  ex.run(double_min_max, sd::bind("a", a), sd::bind("b", b), sd::bind("mn", mn), sd::bind("mx", mx));
+  CHECK((mn[0] == 2.0 && mx[0] == 2.0 && mn[1] == 1.0 && mx[1] == 1.0));
+  for (std::size_t i : {2u, 3u}) {
+    CHECK((mn[i] == 0.0 && std::signbit(mn[i])));
+    CHECK((mx[i] == 0.0 && !std::signbit(mx[i])));
+  }
+}
+
+namespace {
 constexpr auto params_of_every_type = sd::program([](sd::builder& p) {
   auto x = p.input<double>("x");
   auto pb = p.param<bool>("pb");
