@@ -91,77 +91,82 @@ struct frozen_plan {
   diag::error_kind error = diag::error_kind::none;
   detail::fixed_string<error_capacity> message{};
   plan_sizes used{};  // how much of each array holds the plan
+  std::size_t storage_count = 0;  // used.buffers, or 0 for a program with an error (no storage planned)
 
-  // Only for a plan frozen at its exact sizes (used == Z).
+  // The plan: the first `used` elements of each array.
   constexpr plan_view view() const {
-    return {{pool, buffers, params, streams, events, domains, nodes, stmts, reads}, ops, kernels, kernel_stmts,
-            storage, slots, notes, {}};
+    const auto& n = used;
+    return {{{pool.data(), n.pool},
+             {buffers.data(), n.buffers},
+             {params.data(), n.params},
+             {streams.data(), n.streams},
+             {events.data(), n.events},
+             {domains.data(), n.domains},
+             {nodes.data(), n.nodes},
+             {stmts.data(), n.stmts},
+             {reads.data(), n.reads}},
+            {ops.data(), n.ops},
+            {kernels.data(), n.kernels},
+            {kernel_stmts.data(), n.kernel_stmts},
+            {storage.data(), storage_count},
+            {slots.data(), n.slots},
+            {notes.data(), n.notes},
+            {}};
   }
 };
 
 namespace detail {
-template <class T, std::size_t N, class V>
-constexpr void copy_into(std::array<T, N>& to, const V& from, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) to[i] = from[i];
+template <class T, std::size_t N>
+constexpr void copy_into(std::array<T, N>& to, detail::array_view<T> from) {
+  for (std::size_t i = 0; i < from.size(); ++i) to[i] = from[i];
 }
 
 // Not constexpr: reaching it stops the compile with its name in the error.
 inline void streamdsl_internal_error_plan_exceeds_its_bounds() {}
 }  // namespace detail
 
-// The plan model in arrays of sizes Z, which must hold it.
+// A plan (as a view) in arrays of sizes Z, which must hold it.
 template <plan_sizes Z>
-constexpr frozen_plan<Z> freeze(const plan_model& m) {
+constexpr frozen_plan<Z> freeze(const plan_view& v, diag::error_kind error, std::string_view message) {
   frozen_plan<Z> f;
-  f.used = sizes_of(m);
+  const auto& p = v.ir;
+  f.used = {p.pool.size(), p.buffers.size(), p.params.size(), p.streams.size(), p.events.size(),
+            p.domains.size(), p.nodes.size(), p.stmts.size(), p.reads.size(), v.ops.size(), v.kernels.size(),
+            v.kernel_stmts.size(), v.slots.size(), v.notes.size()};
   if (!fits_within(f.used, Z)) detail::streamdsl_internal_error_plan_exceeds_its_bounds();
-  const auto& p = m.ir;
-  const auto& n = f.used;
-  detail::copy_into(f.pool, p.pool, n.pool);
-  detail::copy_into(f.buffers, p.buffers, n.buffers);
-  detail::copy_into(f.params, p.params, n.params);
-  detail::copy_into(f.streams, p.streams, n.streams);
-  detail::copy_into(f.events, p.events, n.events);
-  detail::copy_into(f.domains, p.domains, n.domains);
-  detail::copy_into(f.nodes, p.nodes, n.nodes);
-  detail::copy_into(f.stmts, p.stmts, n.stmts);
-  detail::copy_into(f.reads, p.reads, n.reads);
-  detail::copy_into(f.ops, m.ops, n.ops);
-  detail::copy_into(f.kernels, m.kernels, n.kernels);
-  detail::copy_into(f.kernel_stmts, m.kernel_stmts, n.kernel_stmts);
-  detail::copy_into(f.storage, m.storage, m.storage.size());  // empty when the program has an error
-  detail::copy_into(f.slots, m.slots, n.slots);
-  detail::copy_into(f.notes, m.notes, n.notes);
-  if (!p.errors.empty()) {
-    f.error = p.errors.front().kind;
-    f.message = detail::fixed_string<error_capacity>(p.errors.front().message.view());
-  }
+  f.storage_count = v.storage.size();
+  detail::copy_into(f.pool, p.pool);
+  detail::copy_into(f.buffers, p.buffers);
+  detail::copy_into(f.params, p.params);
+  detail::copy_into(f.streams, p.streams);
+  detail::copy_into(f.events, p.events);
+  detail::copy_into(f.domains, p.domains);
+  detail::copy_into(f.nodes, p.nodes);
+  detail::copy_into(f.stmts, p.stmts);
+  detail::copy_into(f.reads, p.reads);
+  detail::copy_into(f.ops, v.ops);
+  detail::copy_into(f.kernels, v.kernels);
+  detail::copy_into(f.kernel_stmts, v.kernel_stmts);
+  detail::copy_into(f.storage, v.storage);
+  detail::copy_into(f.slots, v.slots);
+  detail::copy_into(f.notes, v.notes);
+  f.error = error;
+  f.message = detail::fixed_string<error_capacity>(message);
   return f;
 }
 
-// The same plan in arrays of its exact sizes Z (== big.used).
+// The plan model, frozen.
+template <plan_sizes Z>
+constexpr frozen_plan<Z> freeze(const plan_model& m) {
+  const bool failed = !m.ir.errors.empty();
+  return freeze<Z>(view_of(m), failed ? m.ir.errors.front().kind : diag::error_kind::none,
+                   failed ? m.ir.errors.front().message.view() : std::string_view{});
+}
+
+// The same plan in arrays of its exact sizes Z (== big.used): a copy, no pass runs.
 template <plan_sizes Z, plan_sizes B>
 constexpr frozen_plan<Z> shrink(const frozen_plan<B>& big) {
-  frozen_plan<Z> f;
-  f.used = Z;
-  detail::copy_into(f.pool, big.pool, Z.pool);
-  detail::copy_into(f.buffers, big.buffers, Z.buffers);
-  detail::copy_into(f.params, big.params, Z.params);
-  detail::copy_into(f.streams, big.streams, Z.streams);
-  detail::copy_into(f.events, big.events, Z.events);
-  detail::copy_into(f.domains, big.domains, Z.domains);
-  detail::copy_into(f.nodes, big.nodes, Z.nodes);
-  detail::copy_into(f.stmts, big.stmts, Z.stmts);
-  detail::copy_into(f.reads, big.reads, Z.reads);
-  detail::copy_into(f.ops, big.ops, Z.ops);
-  detail::copy_into(f.kernels, big.kernels, Z.kernels);
-  detail::copy_into(f.kernel_stmts, big.kernel_stmts, Z.kernel_stmts);
-  detail::copy_into(f.storage, big.storage, Z.buffers);
-  detail::copy_into(f.slots, big.slots, Z.slots);
-  detail::copy_into(f.notes, big.notes, Z.notes);
-  f.error = big.error;
-  f.message = big.message;
-  return f;
+  return freeze<Z>(big.view(), big.error, big.message.view());
 }
 
 }  // namespace streamdsl

@@ -12,6 +12,7 @@
 
 #include "../../detail/element_ops.hpp"
 #include "../../detail/text.hpp"
+#include "../../dsl/dtype.hpp"
 #include "../../ir/expr_node.hpp"
 
 namespace streamdsl::host_detail {
@@ -177,40 +178,6 @@ constexpr loop_key predicate_key(ir::op code, dtype t) { return {loop_kind::pred
 
 using loop_finder = loop_fn (*)(const loop_key&);
 
-// The C++ type of a dtype. The 16-bit float types exist only with CUDA's headers.
-template <dtype T>
-struct c_type_of;
-template <>
-struct c_type_of<dtype::boolean> {
-  using type = bool;
-};
-template <>
-struct c_type_of<dtype::int32> {
-  using type = std::int32_t;
-};
-template <>
-struct c_type_of<dtype::int64> {
-  using type = std::int64_t;
-};
-template <>
-struct c_type_of<dtype::float32> {
-  using type = float;
-};
-template <>
-struct c_type_of<dtype::float64> {
-  using type = double;
-};
-#ifdef STREAMDSL_HAS_HALF
-template <>
-struct c_type_of<dtype::float16> {
-  using type = __half;
-};
-template <>
-struct c_type_of<dtype::bfloat16> {
-  using type = __nv_bfloat16;
-};
-#endif
-
 // Loops that only move values (fill, broadcast, where, a copy) move them as
 // unsigned integers of the same size: bit for bit what moving the typed value
 // does, with one instantiation per size instead of one per type.
@@ -238,13 +205,13 @@ struct bits_of<8> {
 // friends give every combination its meaning).
 template <loop_key K>
 constexpr loop_fn loop_for() {
-  using T = typename c_type_of<K.type>::type;
+  using T = type_of<K.type>;  // dsl/dtype.hpp (the 16-bit floats need CUDA's headers)
   using bits = typename bits_of<sizeof(T)>::type;
   if constexpr (K.kind == loop_kind::fill) return &fill_loop<bits>;
   else if constexpr (K.kind == loop_kind::broadcast) return &broadcast_loop<bits>;
   else if constexpr (K.kind == loop_kind::where) return &where_loop<bits>;
   else if constexpr (K.kind == loop_kind::convert && K.type == K.from) return &convert_loop<bits, bits>;
-  else if constexpr (K.kind == loop_kind::convert) return &convert_loop<T, typename c_type_of<K.from>::type>;
+  else if constexpr (K.kind == loop_kind::convert) return &convert_loop<T, type_of<K.from>>;
   else if constexpr (K.kind == loop_kind::unary) return &unary_loop<K.code, T>;
   else if constexpr (K.kind == loop_kind::arithmetic) return &arithmetic_loop<K.code, T>;
   else return &predicate_loop<K.code, T>;
