@@ -116,52 +116,49 @@ constexpr move_candidate find_consumer(const ir::program_view& p, const kernel_p
   return {k, consumer};
 }
 
-// Whether moving the producer's statements to the consumer's first statement
-// keeps every value they read and every value they leave for others.
-constexpr bool move_keeps_values(const ir::program_view& p, const kernel_partition& parts, move_candidate c) {
+// The buffers some statements read and write, and whether another statement
+// conflicts with them (writes what they touch, or reads what they write).
+class access_sets {
+ public:
+  explicit constexpr access_sets(std::size_t buffers) : read_(buffers, false), written_(buffers, false) {}
+  constexpr void add(const ir::program_view& p, const ir::statement& s) {
+    for (auto b : ir::reads_of(p, s)) read_[static_cast<std::size_t>(b)] = true;
+    written_[static_cast<std::size_t>(s.target)] = true;
+  }
+  constexpr bool conflicts(const ir::program_view& p, const ir::statement& s) const {
+    if (read_[static_cast<std::size_t>(s.target)] || written_[static_cast<std::size_t>(s.target)]) return true;
+    for (auto b : ir::reads_of(p, s))
+      if (written_[static_cast<std::size_t>(b)]) return true;
+    return false;
+  }
+
+ private:
+  detail::dyn_array<bool> read_, written_;
+};
+
+// Whether moving the producer's statements to just before the consumer's
+// first statement `to` keeps every result. Two conditions on the statements
+// that conflict with the moved ones:
+// - none lies between the two places in program order (each value the moved
+//   statements read, and each they leave for others, stays the same);
+// - the program stays race-free. Only pairs with a moved statement need
+//   checking: moving work changes no sync and no other statement's place
+//   among the syncs of its stream, so happens-before between the others stays
+//   as it was; a moved statement sits right before `to` on the consumer's
+//   stream with no sync between, so it is ordered exactly as `to` is.
+constexpr bool move_is_safe(const ir::program_view& p, const happens_before& hb, const kernel_partition& parts,
+                            move_candidate c) {
   const auto& producer = parts.kernels[static_cast<std::size_t>(c.producer)];
   const auto first = parts.stmts[static_cast<std::size_t>(producer.first)];
   const auto to = parts.stmts[static_cast<std::size_t>(parts.kernels[static_cast<std::size_t>(c.consumer)].first)];
-  detail::dyn_array<bool> read(p.buffers.size(), false), written(p.buffers.size(), false);
-  for (std::int32_t j = 0; j < producer.count; ++j) {
-    const auto& s = p.stmts[parts.stmts[static_cast<std::size_t>(producer.first + j)]];
-    for (auto b : ir::reads_of(p, s)) read[static_cast<std::size_t>(b)] = true;
-    written[static_cast<std::size_t>(s.target)] = true;
-  }
-  for (std::int32_t i = first; i < to; ++i) {
-    if (parts.kernel_of[static_cast<std::size_t>(i)] == c.producer) continue;
-    const auto& s = p.stmts[i];
-    if (s.kind != ir::stmt_kind::assign) continue;
-    if (read[static_cast<std::size_t>(s.target)] || written[static_cast<std::size_t>(s.target)]) return false;
-    for (auto b : ir::reads_of(p, s))
-      if (written[static_cast<std::size_t>(b)]) return false;
-  }
-  return true;
-}
-
-// Whether moving the producer's statements to just before the consumer's
-// first statement `to` leaves the (race-free) program race-free. Only pairs
-// with a moved statement need checking: moving work changes no sync and no
-// other statement's place among the syncs of its stream, so happens-before
-// between the others stays as it was. A moved statement sits right before
-// `to` on the consumer's stream with no sync between, so it is ordered
-// exactly as `to` is.
-constexpr bool move_race_free(const ir::program_view& p, const happens_before& hb, const kernel_partition& parts,
-                              move_candidate c) {
-  const auto& producer = parts.kernels[static_cast<std::size_t>(c.producer)];
-  const auto to = parts.stmts[static_cast<std::size_t>(parts.kernels[static_cast<std::size_t>(c.consumer)].first)];
-  detail::dyn_array<bool> read(p.buffers.size(), false), written(p.buffers.size(), false);
-  for (std::int32_t j = 0; j < producer.count; ++j) {
-    const auto& s = p.stmts[parts.stmts[static_cast<std::size_t>(producer.first + j)]];
-    for (auto b : ir::reads_of(p, s)) read[static_cast<std::size_t>(b)] = true;
-    written[static_cast<std::size_t>(s.target)] = true;
-  }
+  access_sets moved(p.buffers.size());
+  for (std::int32_t j = 0; j < producer.count; ++j)
+    moved.add(p, p.stmts[parts.stmts[static_cast<std::size_t>(producer.first + j)]]);
   for (std::int32_t x = 0; x < static_cast<std::int32_t>(p.stmts.size()); ++x) {
     const auto& s = p.stmts[x];
     if (s.kind != ir::stmt_kind::assign || parts.kernel_of[static_cast<std::size_t>(x)] == c.producer) continue;
-    bool conflicts = read[static_cast<std::size_t>(s.target)] || written[static_cast<std::size_t>(s.target)];
-    for (auto b : ir::reads_of(p, s)) conflicts = conflicts || written[static_cast<std::size_t>(b)];
-    if (!conflicts) continue;
+    if (!moved.conflicts(p, s)) continue;
+    if (x >= first && x < to) return false;
     if (x < to ? !hb.ordered(x, to) : (x != to && !hb.ordered(to, x))) return false;
   }
   return true;
@@ -195,22 +192,18 @@ constexpr void note_move(plan_model& m, const ir::program& before, const kernel_
 // check per wait made this pass the scheduler's most expensive step.
 constexpr bool orders_a_conflict(const ir::program_view& p, const happens_before& hb, std::int32_t w) {
   const auto record = p.stmts[w].binds;
-  detail::dyn_array<bool> read(p.buffers.size(), false), written(p.buffers.size(), false);
+  access_sets made_known(p.buffers.size());
   bool any = false;
   for (std::int32_t a = 0; a < record; ++a) {
     const auto& s = p.stmts[a];
     if (s.kind != ir::stmt_kind::assign || !hb.ordered(a, record) || hb.ordered(a, w)) continue;
-    for (auto b : ir::reads_of(p, s)) read[static_cast<std::size_t>(b)] = true;
-    written[static_cast<std::size_t>(s.target)] = true;
+    made_known.add(p, s);
     any = true;
   }
   if (!any) return false;
   for (std::int32_t x = w + 1; x < static_cast<std::int32_t>(p.stmts.size()); ++x) {
     const auto& s = p.stmts[x];
-    if (s.kind != ir::stmt_kind::assign || !hb.ordered(w, x)) continue;
-    if (read[static_cast<std::size_t>(s.target)] || written[static_cast<std::size_t>(s.target)]) return true;
-    for (auto b : ir::reads_of(p, s))
-      if (written[static_cast<std::size_t>(b)]) return true;
+    if (s.kind == ir::stmt_kind::assign && hb.ordered(w, x) && made_known.conflicts(p, s)) return true;
   }
   return false;
 }
@@ -253,7 +246,7 @@ constexpr void place_work(plan_model& m, options o) {
     for (std::int32_t k = resume; k < static_cast<std::int32_t>(parts.kernels.size()) && !changed; ++k) {
       resume = k;
       const auto c = find_consumer(v, parts, users, k, o.placement);
-      if (c.producer < 0 || !move_keeps_values(v, parts, c) || !move_race_free(v, hb, parts, c)) continue;
+      if (c.producer < 0 || !move_is_safe(v, hb, parts, c)) continue;
       detail::dyn_array<ir::statement> trial = m.ir.stmts;
       const auto& producer = parts.kernels[static_cast<std::size_t>(k)];
       detail::dyn_array<std::int32_t> moved;
