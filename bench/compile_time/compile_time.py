@@ -196,15 +196,16 @@ def unit_program(prog, executor):
     if executor == "host":
         lines += ["#include <vector>", "#include <streamdsl/backend/host/host_executor.hpp>"]
     if executor == "cuda":
-        lines += ["#include <span>", "#include <streamdsl/backend/cuda/cuda_executor.hpp>"]
+        lines += ["#include <streamdsl/backend/cuda/cuda_executor.hpp>"]
     lines += ["", prog.source("generated"), ""]
     lines.append("static_assert(generated.plan().kernel_count() > 0);")
     lines.append("static_assert(generated.plan().stream_count() == %d);" % len(prog.streams))
     if executor == "cuda":
         lines += ["",
-                  "// Instantiates every fused kernel of the plan.",
-                  "void run_generated(sd::cuda_executor& ex, std::span<const sd::binding> bindings) {",
-                  "  ex.run_bound(generated, bindings);",
+                  "// Instantiates every fused kernel of the plan. {pointer, count} is a",
+                  "// binding list for streamdsl's headers before and after they dropped <span>.",
+                  "void run_generated(sd::cuda_executor& ex, const sd::binding* bindings, std::size_t count) {",
+                  "  ex.run_bound(generated, {bindings, count});",
                   "}"]
     lines += ["", "int main() {", '  std::printf("%s", generated.to_string().c_str());']
     if executor == "host":

@@ -2,8 +2,7 @@
 // sd::program(lambda): runs the lambda at compile time, schedules the
 // statements it wrote, and yields a program whose plan is a compile-time
 // value. Errors in the program are compile errors raised here.
-#include <string>
-
+#include "detail/owned_string.hpp"
 #include "diag/raise.hpp"
 #include "dsl/builder.hpp"
 #include "dsl/options.hpp"
@@ -46,9 +45,10 @@ class compiled_program {
                 "streamdsl: the program above has an error");
 
   static constexpr plan_view plan() { return storage.view(); }
-  // The plan as text (one block per stream) and as a Graphviz graph.
-  static std::string to_string() { return std::string(streamdsl::dump(plan()).view()); }
-  static std::string to_dot() { return std::string(streamdsl::dump_dot(plan()).view()); }
+  // The plan as text (one block per stream) and as a Graphviz graph:
+  // converts to std::string, prints to a std::ostream, c_str() for printf.
+  static detail::owned_string to_string() { return detail::owned_string(streamdsl::dump(plan()).view()); }
+  static detail::owned_string to_dot() { return detail::owned_string(streamdsl::dump_dot(plan()).view()); }
 };
 
 // The lambda must not capture: it is run again by the compiler, from its type.

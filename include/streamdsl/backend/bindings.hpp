@@ -6,28 +6,20 @@
 // Shared by every backend: a binding does not know whose memory it points to.
 #include <cstddef>
 #include <cstring>
-#include <span>
-#include <stdexcept>
-#include <string>
-#include <string_view>
 #include <type_traits>
-#include <vector>
 
+#include "../detail/dyn_array.hpp"
+#include "../detail/owned_string.hpp"
+#include "../detail/string_view.hpp"
+#include "../diag/error.hpp"
 #include "../dsl/dtype.hpp"
 
 namespace streamdsl {
 
-// A binding the plan cannot use: thrown before any work starts, so every
-// bound buffer is untouched. The message names each offending buffer or param.
-class binding_error : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
 class binding {
  public:
   // Memory for a buffer: `count` elements of `type` at `data`.
-  static binding buffer(std::string_view name, dtype type, const void* data, std::size_t count, bool read_only) {
+  static binding buffer(detail::string_view name, dtype type, const void* data, std::size_t count, bool read_only) {
     binding b(name, type);
     b.data_ = data;
     b.count_ = count;
@@ -35,7 +27,7 @@ class binding {
     return b;
   }
   // A param's value: size_of(type) bytes copied from `value`.
-  static binding param(std::string_view name, dtype type, const void* value) {
+  static binding param(detail::string_view name, dtype type, const void* value) {
     binding b(name, type);
     b.is_param_ = true;
     b.count_ = 1;
@@ -44,7 +36,10 @@ class binding {
     return b;
   }
 
-  std::string_view name() const { return name_; }
+  // An empty binding (it names nothing), so that containers can hold bindings.
+  binding() = default;
+
+  detail::string_view name() const { return name_.view(); }
   dtype type() const { return type_; }
   bool is_param() const { return is_param_; }
   bool read_only() const { return read_only_; }
@@ -56,10 +51,10 @@ class binding {
   const unsigned char* value_bytes() const { return value_; }
 
  private:
-  binding(std::string_view name, dtype type) : name_(name), type_(type) {}
+  binding(detail::string_view name, dtype type) : name_(name), type_(type) {}
 
-  std::string name_;  // owned: the caller's string may be a temporary
-  dtype type_;
+  detail::owned_string name_;  // owned: the caller's string may be a temporary
+  dtype type_ = dtype::float32;
   bool is_param_ = false;
   bool read_only_ = false;
   const void* data_ = nullptr;
@@ -67,50 +62,64 @@ class binding {
   alignas(8) unsigned char value_[8]{};
 };
 
+// What executors take: a list of bindings, from any contiguous container of
+// them (std::vector<sd::binding>, std::span, a C array, ...).
+using binding_list = detail::array_view<binding>;
+
 // --- sd::bind ----------------------------------------------------------------
-// Memory: a pointer and a count, a std::span, a C array or a std::vector.
+// Memory: a pointer and a count, a C array, or a contiguous container (data()
+// and size(): std::vector, std::span, std::array, cuda::std::span, ...).
 // Const element types bind read-only memory (fine for inputs, rejected for
 // outputs and inouts).
 template <element_type T>
-binding bind(std::string_view name, T* data, std::size_t n) {
+binding bind(detail::string_view name, T* data, std::size_t n) {
   return binding::buffer(name, dtype_v<T>, data, n, std::is_const_v<T>);
 }
 
-template <element_type T, std::size_t Extent>
-binding bind(std::string_view name, std::span<T, Extent> data) {
-  return bind<T>(name, data.data(), data.size());
-}
-
 template <element_type T, std::size_t N>
-binding bind(std::string_view name, T (&data)[N]) {
+binding bind(detail::string_view name, T (&data)[N]) {
   return bind<T>(name, data, N);
 }
 
-template <element_type T>
-binding bind(std::string_view name, std::vector<T>& data) {
-  static_assert(!std::is_same_v<std::remove_cv_t<T>, bool>,
-                "streamdsl: std::vector<bool> packs its bits and has no bool array to bind; "
-                "bind a std::span<bool>, a bool array or a std::vector<std::uint8_t>-backed bool* instead");
-  return bind<T>(name, data.data(), data.size());
-}
+namespace detail {
+// data() is a pointer to elements streamdsl knows: a container to bind.
+template <class R>
+concept element_range = requires(R& r) {
+  { r.data() } -> std::same_as<std::remove_reference_t<decltype(*r.data())>*>;
+  r.size();
+} && element_type<std::remove_reference_t<decltype(*std::declval<R&>().data())>>;
+}  // namespace detail
 
-template <element_type T>
-binding bind(std::string_view name, const std::vector<T>& data) {
-  static_assert(!std::is_same_v<std::remove_cv_t<T>, bool>,
-                "streamdsl: std::vector<bool> packs its bits and has no bool array to bind");
-  return bind<const T>(name, data.data(), data.size());
+// A container that owns its elements must outlive the run, so a temporary one
+// is refused; a temporary view (std::span, trivially copyable) is fine.
+template <class R>
+  requires detail::element_range<std::remove_reference_t<R>>
+binding bind(detail::string_view name, R&& data) {
+  using range = std::remove_reference_t<R>;
+  static_assert(std::is_lvalue_reference_v<R> || std::is_trivially_copyable_v<range>,
+                "streamdsl: sd::bind of a temporary container: its elements would be freed before the executor "
+                "uses them; bind a named container (or a std::span of one) instead");
+  return bind(name, data.data(), static_cast<std::size_t>(data.size()));
 }
-
-// A temporary vector would be gone before the executor writes to it.
-template <element_type T>
-binding bind(std::string_view name, std::vector<T>&& data) = delete;
 
 // A param's value. The type must be the param's own (sd::bind("alpha", 2.0f)
 // for a float param): a mismatch is a binding_error, not a silent conversion.
 template <element_type T>
-binding bind(std::string_view name, T value) {
+binding bind(detail::string_view name, T value) {
   const std::remove_cv_t<T> v = value;
   return binding::param(name, dtype_v<T>, &v);
+}
+
+// Anything else, e.g. std::vector<bool> (its bits are packed: there is no bool
+// array to bind): a sentence instead of a list of candidates.
+template <class R>
+  requires(!element_type<std::remove_cvref_t<R>> && !detail::element_range<std::remove_reference_t<R>>)
+binding bind(detail::string_view, R&&) {
+  static_assert(sizeof(R) == 0,
+                "streamdsl: sd::bind takes a pointer and a count, a C array, a contiguous container of an element "
+                "type (data() and size(): std::vector, std::span, ...) or a param value. std::vector<bool> packs its "
+                "bits and has no bool array: bind a std::span<bool> or a bool array instead");
+  return binding::buffer({}, dtype::float32, nullptr, 0, true);
 }
 
 }  // namespace streamdsl

@@ -9,8 +9,8 @@
 // them, and each executor's includers would pay for it.
 #include <cstdint>
 #include <cstdio>
-#include <span>
-#include <vector>
+
+#include "../detail/dyn_array.hpp"
 
 #include "../detail/text.hpp"
 #include "../plan/plan_view.hpp"
@@ -20,10 +20,10 @@ namespace streamdsl {
 
 // Per buffer, param and domain of the plan: what the bindings supplied.
 struct resolved_bindings {
-  std::vector<void*> buffer_data;         // per buffer; nullptr for temps
-  std::vector<std::size_t> buffer_count;  // per buffer; 0 for temps
-  std::vector<std::size_t> domain_extent;  // per domain; 0 when no bound buffer has it
-  std::vector<const binding*> param_value;  // per param
+  detail::dyn_array<void*> buffer_data;          // per buffer; nullptr for temps
+  detail::dyn_array<std::size_t> buffer_count;   // per buffer; 0 for temps
+  detail::dyn_array<std::size_t> domain_extent;  // per domain; 0 when no bound buffer has it
+  detail::dyn_array<const binding*> param_value;  // per param
 };
 
 namespace backend_detail {
@@ -32,7 +32,7 @@ using detail::text;
 
 // A name in quotes: 'x'.
 struct quote {
-  std::string_view name;
+  detail::string_view name;
 };
 [[gnu::cold]] inline text& operator<<(text& out, quote q) { return out << '\'' << q.name << '\''; }
 
@@ -69,12 +69,11 @@ struct address {
 
 // Throws E with the message in `message` (a text, so no std::string is made).
 template <class E>
-[[noreturn, gnu::cold, gnu::noinline]] void throw_with(text& message) {
-  message << '\0';
-  throw E(message.view().data());
+[[noreturn, gnu::cold, gnu::noinline]] void throw_with(const text& message) {
+  throw E(message.view());
 }
 
-inline std::int32_t param_id(const plan_view& plan, std::string_view name) {
+inline std::int32_t param_id(const plan_view& plan, detail::string_view name) {
   for (std::size_t i = 0; i < plan.ir.params.size(); ++i)
     if (plan.ir.name(plan.ir.params[i].name) == name) return static_cast<std::int32_t>(i);
   return -1;
@@ -130,7 +129,7 @@ class problem_list {
   }
   if (given.is_param()) {
     problems.add() << what << " is bound to a single value; bind its memory, e.g. sd::bind(\"" << name
-                   << "\", data) with a std::span, a std::vector or a pointer and a count";
+                   << "\", data) with a contiguous container (std::vector, std::span, ...) or a pointer and a count";
     return;
   }
   if (given.type() != info.type)
@@ -164,9 +163,9 @@ class problem_list {
 }
 
 // Buffers of one domain have one extent; the first bound buffer sets it.
-[[gnu::cold]] inline void check_extents(const plan_view& plan, resolved_bindings& r, const std::vector<unsigned char>& bound,
+[[gnu::cold]] inline void check_extents(const plan_view& plan, resolved_bindings& r, const detail::dyn_array<unsigned char>& bound,
                           problem_list& problems) {
-  std::vector<std::int32_t> first(plan.ir.domains.size(), -1);
+  detail::dyn_array<std::int32_t> first(plan.ir.domains.size(), -1);
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(plan.ir.buffers.size()); ++b) {
     const auto d = plan.ir.buffers[static_cast<std::size_t>(b)].domain;
     if (d < 0 || !bound[static_cast<std::size_t>(b)]) continue;
@@ -186,13 +185,13 @@ class problem_list {
 
 // A buffer the program writes must not share memory with another bound
 // buffer: the plan orders accesses by buffer, so aliases would race.
-[[gnu::cold]] inline void check_overlaps(const plan_view& plan, const resolved_bindings& r, const std::vector<unsigned char>& bound,
+[[gnu::cold]] inline void check_overlaps(const plan_view& plan, const resolved_bindings& r, const detail::dyn_array<unsigned char>& bound,
                            problem_list& problems) {
   struct range {
     std::uintptr_t lo, hi;
     std::int32_t buffer;
   };
-  std::vector<range> ranges;
+  detail::dyn_array<range> ranges;
   ranges.reserve(plan.ir.buffers.size());
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(plan.ir.buffers.size()); ++b) {
     const auto i = static_cast<std::size_t>(b);
@@ -221,7 +220,7 @@ class problem_list {
 
 // Matches `bindings` to the plan and checks them; throws binding_error
 // listing every problem.
-inline resolved_bindings resolve_bindings(const plan_view& plan, std::span<const binding> bindings) {
+inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bindings) {
   using namespace backend_detail;
   if (!plan.valid()) {
     text msg;
@@ -229,10 +228,10 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, std::span<const
     throw_with<binding_error>(msg);
   }
   const auto buffers = plan.ir.buffers.size();
-  resolved_bindings r{std::vector<void*>(buffers), std::vector<std::size_t>(buffers),
-                      std::vector<std::size_t>(plan.ir.domains.size()),
-                      std::vector<const binding*>(plan.ir.params.size())};
-  std::vector<unsigned char> bound(buffers);  // per buffer: bound to memory the checks accept
+  resolved_bindings r{detail::dyn_array<void*>(buffers, nullptr), detail::dyn_array<std::size_t>(buffers, 0),
+                      detail::dyn_array<std::size_t>(plan.ir.domains.size(), 0),
+                      detail::dyn_array<const binding*>(plan.ir.params.size(), nullptr)};
+  detail::dyn_array<unsigned char> bound(buffers, 0);  // per buffer: bound to memory the checks accept
   problem_list problems;
 
   for (std::size_t i = 0; i < bindings.size(); ++i) {

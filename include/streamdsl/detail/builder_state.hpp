@@ -2,7 +2,7 @@
 // What the front-end handles append to while the program lambda runs at
 // compile time: the IR, the current stream, and the checks that need to see
 // each statement as it is written (types, domains, inputs, events).
-#include <string_view>
+#include "string_view.hpp"
 #include "dyn_array.hpp"
 
 #include "../diag/describe.hpp"
@@ -34,7 +34,7 @@ class builder_state {
 
   // --- declarations -------------------------------------------------------
   // `what` says what is declared ("output buffer", "event"), for messages.
-  constexpr ir::name_ref declare_name(std::string_view name, std::string_view what) {
+  constexpr ir::name_ref declare_name(detail::string_view name, detail::string_view what) {
     if (!valid_identifier(name)) {
       text t;
       t << "invalid " << what << " name '";
@@ -65,26 +65,26 @@ class builder_state {
     return ir.intern(name);
   }
 
-  constexpr std::int32_t add_buffer(std::string_view name, ir::access kind, dtype type,
+  constexpr std::int32_t add_buffer(detail::string_view name, ir::access kind, dtype type,
                                     std::int32_t domain) {
     ir.buffers.push_back({declare_name(name, buffer_kind_name(kind)), kind, type, domain});
     written_.push_back(false);
     return static_cast<std::int32_t>(ir.buffers.size() - 1);
   }
-  constexpr std::int32_t add_param(std::string_view name, dtype type) {
+  constexpr std::int32_t add_param(detail::string_view name, dtype type) {
     ir.params.push_back({declare_name(name, "param"), type});
     return static_cast<std::int32_t>(ir.params.size() - 1);
   }
-  constexpr std::int32_t add_stream(std::string_view name) {
+  constexpr std::int32_t add_stream(detail::string_view name) {
     ir.streams.push_back({declare_name(name, "stream")});
     return static_cast<std::int32_t>(ir.streams.size() - 1);
   }
-  constexpr std::int32_t add_event(std::string_view name) {
+  constexpr std::int32_t add_event(detail::string_view name) {
     ir.events.push_back({declare_name(name, "event"), ir::event_role::user});
     last_record.push_back(-1);
     return static_cast<std::int32_t>(ir.events.size() - 1);
   }
-  constexpr std::int32_t add_domain(std::string_view name) {
+  constexpr std::int32_t add_domain(detail::string_view name) {
     // Domains have their own namespace: "n" is the default one.
     ir.domains.push_back({declare_name(name, "domain")});
     return static_cast<std::int32_t>(ir.domains.size() - 1);
@@ -316,7 +316,7 @@ class builder_state {
   }
 
  private:
-  static constexpr bool valid_identifier(std::string_view s) {
+  static constexpr bool valid_identifier(detail::string_view s) {
     if (s.empty()) return false;
     for (char c : s)
       if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
@@ -327,12 +327,12 @@ class builder_state {
   // Names are looked up in an open-addressing hash table (indices into
   // names_, -1 for empty): a program declares hundreds of names, and a
   // linear scan per declaration made declaring them quadratic.
-  static constexpr std::size_t hash_name(std::string_view s) {
+  static constexpr std::size_t hash_name(detail::string_view s) {
     std::size_t h = 14695981039346656037ull;
     for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     return h;
   }
-  constexpr std::int32_t find_name(std::string_view name) const {
+  constexpr std::int32_t find_name(detail::string_view name) const {
     if (name_table_.empty()) return -1;
     const auto mask = name_table_.size() - 1;
     for (auto at = hash_name(name) & mask;; at = (at + 1) & mask) {
@@ -417,8 +417,8 @@ class builder_state {
   }
 
   // A suggested rewrite of an operand: `before<operand>after`, shortened.
-  constexpr void spell_fix(text& out, std::string_view before, std::int32_t node,
-                           std::string_view after) const {
+  constexpr void spell_fix(text& out, detail::string_view before, std::int32_t node,
+                           detail::string_view after) const {
     out << '`' << before;
     diag::append_elided(out, expr_text(node).view(), 40);
     out << after << '`';
@@ -434,7 +434,7 @@ class builder_state {
     return t;
   }
 
-  static constexpr std::string_view buffer_kind_name(ir::access kind) {
+  static constexpr detail::string_view buffer_kind_name(ir::access kind) {
     switch (kind) {
       case ir::access::input: return "input buffer";
       case ir::access::output: return "output buffer";
@@ -444,8 +444,8 @@ class builder_state {
     return "buffer";
   }
 
-  detail::dyn_array<std::string_view> names_;
-  detail::dyn_array<std::string_view> declared_as_;  // what each of names_ was declared as
+  detail::dyn_array<detail::string_view> names_;
+  detail::dyn_array<detail::string_view> declared_as_;  // what each of names_ was declared as
   detail::dyn_array<bool> written_;                   // per buffer: some statement so far writes it
   detail::dyn_array<std::int32_t> name_table_;        // hash table over names_
 };

@@ -73,6 +73,13 @@ class dyn_array {
     clear();
     resize(n, value);
   }
+  // Copies [first, last) (elements convertible to T).
+  template <class U>
+  constexpr void assign(const U* first, const U* last) {
+    clear();
+    reserve(static_cast<std::size_t>(last - first));
+    for (; first != last; ++first) data_[size_++] = static_cast<T>(*first);
+  }
   constexpr void clear() { size_ = 0; }
 
   constexpr std::size_t size() const { return size_; }

@@ -2,7 +2,7 @@
 // A string usable as a template argument: compile errors carry their message
 // in one so that the compiler prints it (see diag/error.hpp).
 #include <cstddef>
-#include <string_view>
+#include "string_view.hpp"
 
 namespace streamdsl::detail {
 
@@ -16,11 +16,11 @@ struct fixed_string {
     for (std::size_t i = 0; i < N; ++i) chars[i] = s[i];
     length = N;
   }
-  constexpr explicit fixed_string(std::string_view s) {
+  constexpr explicit fixed_string(detail::string_view s) {
     length = s.size() < N ? s.size() : N;
     for (std::size_t i = 0; i < length; ++i) chars[i] = s[i];
   }
-  constexpr std::string_view view() const { return {chars, length}; }
+  constexpr detail::string_view view() const { return {chars, length}; }
   constexpr bool empty() const { return length == 0; }
 };
 

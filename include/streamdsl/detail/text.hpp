@@ -2,31 +2,21 @@
 // A constexpr string builder: messages and dumps are built at compile time
 // (for static tests and error text) and at run time with the same code.
 #include <cstdint>
+
 #include "dyn_array.hpp"
-#include <string_view>
+#include "string_view.hpp"
 
 namespace streamdsl::detail {
 
-// Substring search without std::string_view::find, whose null-pointer test
-// g++ 12 cannot evaluate at compile time under -fsanitize=address when the
-// text lives in a static constexpr plan.
-constexpr bool contains(std::string_view text, std::string_view part) {
-  if (part.size() > text.size()) return false;
-  for (std::size_t i = 0; i + part.size() <= text.size(); ++i) {
-    std::size_t k = 0;
-    while (k < part.size() && text[i + k] == part[k]) ++k;
-    if (k == part.size()) return true;
-  }
-  return false;
-}
+constexpr bool contains(string_view text, string_view part) { return text.find(part) != string_view::npos; }
 
 class text {
  public:
-  constexpr text& operator<<(std::string_view s) {
+  constexpr text& operator<<(string_view s) {
     for (char c : s) chars_.push_back(c);
     return *this;
   }
-  constexpr text& operator<<(const char* s) { return *this << std::string_view(s); }
+  constexpr text& operator<<(const char* s) { return *this << string_view(s); }
   constexpr text& operator<<(char c) {
     chars_.push_back(c);
     return *this;
@@ -49,9 +39,15 @@ class text {
     return *this;
   }
 
-  constexpr std::string_view view() const { return {chars_.data(), chars_.size()}; }
+  constexpr string_view view() const { return {chars_.data(), chars_.size()}; }
+  constexpr const char* data() const { return chars_.data(); }
   constexpr std::size_t size() const { return chars_.size(); }
-  constexpr bool contains(std::string_view part) const { return detail::contains(view(), part); }
+  constexpr bool contains(string_view part) const { return detail::contains(view(), part); }
+  template <class Out>
+    requires requires(Out& out, const char* p, long n) { out.write(p, n); }
+  friend Out& operator<<(Out& out, const text& t) {
+    return out << t.view();
+  }
 
  private:
   constexpr text& append_unsigned(unsigned long long v) {

@@ -3,7 +3,7 @@
 // it in diag/raise.hpp, so that even a compiler that prints the message as a
 // list of characters (nvcc) names the kind of mistake in words.
 #include <cstdint>
-#include <string_view>
+#include "../detail/string_view.hpp"
 
 namespace streamdsl::diag {
 
@@ -24,7 +24,7 @@ enum class error_kind : std::uint8_t {
   race,
 };
 
-constexpr std::string_view name_of(error_kind k) {
+constexpr detail::string_view name_of(error_kind k) {
   switch (k) {
     case error_kind::none: return "none";
     case error_kind::narrowing_assignment: return "narrowing_assignment_needs_cast";

@@ -4,7 +4,7 @@
 // are shortened at a word boundary, and a message that would still not fit
 // is cut at a word boundary with a visible " [...]" rather than mid-word.
 #include <cstddef>
-#include <string_view>
+#include "../detail/string_view.hpp"
 
 #include "../detail/text.hpp"
 
@@ -16,7 +16,7 @@ inline constexpr std::size_t message_capacity = 480;
 // The position at which to cut `s` so that at most `limit` characters are
 // kept: the last space at or before `limit` when there is one in its second
 // half, else `limit` itself.
-constexpr std::size_t word_boundary(std::string_view s, std::size_t limit) {
+constexpr std::size_t word_boundary(detail::string_view s, std::size_t limit) {
   if (s.size() <= limit) return s.size();
   for (std::size_t i = limit; i > limit / 2; --i)
     if (s[i] == ' ') return i;
@@ -25,7 +25,7 @@ constexpr std::size_t word_boundary(std::string_view s, std::size_t limit) {
 
 // Appends `s`, or its first words followed by "..." when it is longer than
 // `max` characters (code in messages stays recognisable and short).
-constexpr void append_elided(detail::text& out, std::string_view s, std::size_t max) {
+constexpr void append_elided(detail::text& out, detail::string_view s, std::size_t max) {
   if (s.size() <= max) {
     out << s;
     return;
@@ -39,7 +39,7 @@ constexpr void append_elided(detail::text& out, std::string_view s, std::size_t 
 // a word boundary and marked " [...]".
 constexpr detail::text fit_message(const detail::text& t) {
   if (t.size() <= message_capacity) return t;
-  constexpr std::string_view mark = " [...]";
+  constexpr detail::string_view mark = " [...]";
   const auto v = t.view();
   detail::text out;
   out << v.substr(0, word_boundary(v, message_capacity - mark.size())) << mark;

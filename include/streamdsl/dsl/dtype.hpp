@@ -3,7 +3,7 @@
 // buffers promote as usual, literal scalars are weak (they never widen a
 // buffer's type), and 0-d values (params) sit between the two, as in PyTorch.
 #include <cstdint>
-#include <string_view>
+#include "../detail/string_view.hpp"
 #include <type_traits>
 
 #if defined(__CUDACC__) || defined(STREAMDSL_WITH_CUDA_HEADERS)
@@ -21,7 +21,7 @@ enum class dtype_category : std::uint8_t { boolean, integral, floating };
 // How strongly an operand's type takes part in promotion.
 enum class strength : std::uint8_t { literal, scalar, tensor };
 
-constexpr std::string_view name_of(dtype t) {
+constexpr detail::string_view name_of(dtype t) {
   switch (t) {
     case dtype::boolean: return "bool";
     case dtype::int32: return "int32_t";

@@ -1,7 +1,7 @@
 #pragma once
 // The named things of a program: buffers, params, streams, events, domains.
 #include <cstdint>
-#include <string_view>
+#include "../detail/string_view.hpp"
 
 #include "../dsl/dtype.hpp"
 
@@ -16,7 +16,7 @@ struct name_ref {
 
 enum class access : std::uint8_t { input, output, inout, temp };
 
-constexpr std::string_view name_of(access a) {
+constexpr detail::string_view name_of(access a) {
   switch (a) {
     case access::input: return "input";
     case access::output: return "output";

@@ -2,7 +2,7 @@
 // One node of an elementwise expression tree. Trees live in a flat array and
 // refer to their operands by index, so they survive constant evaluation.
 #include <cstdint>
-#include <string_view>
+#include "../detail/string_view.hpp"
 
 #include "../dsl/dtype.hpp"
 
@@ -29,7 +29,7 @@ constexpr int arity(op o) {
 }
 
 // Infix spelling of binary and prefix operators; function name otherwise.
-constexpr std::string_view spelling(op o) {
+constexpr detail::string_view spelling(op o) {
   switch (o) {
     case op::neg: return "-";
     case op::logical_not: return "!";

@@ -2,7 +2,7 @@
 // The IR of a program while it is built and analysed: growable arrays that
 // live only during constant evaluation (they are frozen into a plan/).
 #include "../detail/text.hpp"
-#include <string_view>
+#include "../detail/string_view.hpp"
 #include "../detail/dyn_array.hpp"
 
 #include "../diag/error_kind.hpp"
@@ -29,12 +29,12 @@ struct program {
   detail::dyn_array<std::int32_t> reads;  // read sets of the assign statements (statement::reads_first)
   detail::dyn_array<error_record> errors;
 
-  constexpr name_ref intern(std::string_view s) {
+  constexpr name_ref intern(detail::string_view s) {
     name_ref r{static_cast<std::int32_t>(pool.size()), static_cast<std::int32_t>(s.size())};
     for (char c : s) pool.push_back(c);
     return r;
   }
-  constexpr std::string_view name(name_ref r) const {
+  constexpr detail::string_view name(name_ref r) const {
     return {pool.data() + r.offset, static_cast<std::size_t>(r.length)};
   }
   constexpr void fail(diag::error_kind kind, const detail::text& message) {

@@ -3,7 +3,7 @@
 // one non-template function serves both the growable IR used while building
 // and the frozen arrays of a plan.
 #include "../detail/dyn_array.hpp"
-#include <string_view>
+#include "../detail/string_view.hpp"
 
 #include "program.hpp"
 
@@ -20,14 +20,14 @@ struct program_view {
   detail::array_view<statement> stmts;
   detail::array_view<std::int32_t> reads;
 
-  constexpr std::string_view name(name_ref r) const {
+  constexpr detail::string_view name(name_ref r) const {
     return {pool.data() + r.offset, static_cast<std::size_t>(r.length)};
   }
-  constexpr std::string_view buffer_name(std::int32_t b) const { return name(buffers[b].name); }
-  constexpr std::string_view stream_name(std::int32_t s) const { return name(streams[s].name); }
-  constexpr std::string_view event_name(std::int32_t e) const { return name(events[e].name); }
-  constexpr std::string_view domain_name(std::int32_t d) const {
-    return d < 0 ? std::string_view("scalar") : name(domains[d].name);
+  constexpr detail::string_view buffer_name(std::int32_t b) const { return name(buffers[b].name); }
+  constexpr detail::string_view stream_name(std::int32_t s) const { return name(streams[s].name); }
+  constexpr detail::string_view event_name(std::int32_t e) const { return name(events[e].name); }
+  constexpr detail::string_view domain_name(std::int32_t d) const {
+    return d < 0 ? detail::string_view("scalar") : name(domains[d].name);
   }
 };
 

@@ -2,13 +2,13 @@
 // A statement of the program in program order: an elementwise assignment or
 // a sync operation, each tagged with the stream slot it was issued on.
 #include <cstdint>
-#include <string_view>
+#include "../detail/string_view.hpp"
 
 namespace streamdsl::ir {
 
 enum class stmt_kind : std::uint8_t { assign, record, wait, wait_stream };
 
-constexpr std::string_view name_of(stmt_kind k) {
+constexpr detail::string_view name_of(stmt_kind k) {
   switch (k) {
     case stmt_kind::assign: return "assign";
     case stmt_kind::record: return "record";

@@ -92,7 +92,7 @@ constexpr race find_race(const ir::program_view& p) {
   return find_race(p, happens_before(p.stmts, p.streams.size()));
 }
 
-constexpr std::string_view race_kind(const race& r) {
+constexpr detail::string_view race_kind(const race& r) {
   if (r.first_writes && r.second_writes) return "write-after-write";
   if (r.first_writes) return "read-after-write";
   return "write-after-read";

@@ -4,8 +4,7 @@
 // passes run once: their result is frozen into arrays sized by upper bounds
 // that the IR alone gives (plan_bounds), then that oversized value is
 // shrunk to its exact sizes (a copy, no pass runs again).
-#include <array>
-
+#include "../detail/fixed_array.hpp"
 #include "../detail/fixed_string.hpp"
 #include "../diag/error_kind.hpp"
 #include "../dsl/options.hpp"
@@ -73,21 +72,21 @@ constexpr plan_sizes bounds_of(const ir::program& p, options o) {
 
 template <plan_sizes Z>
 struct frozen_plan {
-  std::array<char, Z.pool> pool{};
-  std::array<ir::buffer_info, Z.buffers> buffers{};
-  std::array<ir::param_info, Z.params> params{};
-  std::array<ir::stream_info, Z.streams> streams{};
-  std::array<ir::event_info, Z.events> events{};
-  std::array<ir::domain_info, Z.domains> domains{};
-  std::array<ir::expr_node, Z.nodes> nodes{};
-  std::array<ir::statement, Z.stmts> stmts{};
-  std::array<std::int32_t, Z.reads> reads{};
-  std::array<plan_op, Z.ops> ops{};
-  std::array<kernel_info, Z.kernels> kernels{};
-  std::array<std::int32_t, Z.kernel_stmts> kernel_stmts{};
-  std::array<std::int32_t, Z.buffers> storage{};
-  std::array<slot_info, Z.slots> slots{};
-  std::array<ir::name_ref, Z.notes> notes{};
+  detail::fixed_array<char, Z.pool> pool{};
+  detail::fixed_array<ir::buffer_info, Z.buffers> buffers{};
+  detail::fixed_array<ir::param_info, Z.params> params{};
+  detail::fixed_array<ir::stream_info, Z.streams> streams{};
+  detail::fixed_array<ir::event_info, Z.events> events{};
+  detail::fixed_array<ir::domain_info, Z.domains> domains{};
+  detail::fixed_array<ir::expr_node, Z.nodes> nodes{};
+  detail::fixed_array<ir::statement, Z.stmts> stmts{};
+  detail::fixed_array<std::int32_t, Z.reads> reads{};
+  detail::fixed_array<plan_op, Z.ops> ops{};
+  detail::fixed_array<kernel_info, Z.kernels> kernels{};
+  detail::fixed_array<std::int32_t, Z.kernel_stmts> kernel_stmts{};
+  detail::fixed_array<std::int32_t, Z.buffers> storage{};
+  detail::fixed_array<slot_info, Z.slots> slots{};
+  detail::fixed_array<ir::name_ref, Z.notes> notes{};
   diag::error_kind error = diag::error_kind::none;
   detail::fixed_string<error_capacity> message{};
   plan_sizes used{};  // how much of each array holds the plan
@@ -117,7 +116,7 @@ struct frozen_plan {
 
 namespace detail {
 template <class T, std::size_t N>
-constexpr void copy_into(std::array<T, N>& to, detail::array_view<T> from) {
+constexpr void copy_into(fixed_array<T, N>& to, detail::array_view<T> from) {
   for (std::size_t i = 0; i < from.size(); ++i) to[i] = from[i];
 }
 
@@ -127,7 +126,7 @@ inline void streamdsl_internal_error_plan_exceeds_its_bounds() {}
 
 // A plan (as a view) in arrays of sizes Z, which must hold it.
 template <plan_sizes Z>
-constexpr frozen_plan<Z> freeze(const plan_view& v, diag::error_kind error, std::string_view message) {
+constexpr frozen_plan<Z> freeze(const plan_view& v, diag::error_kind error, detail::string_view message) {
   frozen_plan<Z> f;
   const auto& p = v.ir;
   f.used = {p.pool.size(), p.buffers.size(), p.params.size(), p.streams.size(), p.events.size(),
@@ -160,7 +159,7 @@ template <plan_sizes Z>
 constexpr frozen_plan<Z> freeze(const plan_model& m) {
   const bool failed = !m.ir.errors.empty();
   return freeze<Z>(view_of(m), failed ? m.ir.errors.front().kind : diag::error_kind::none,
-                   failed ? m.ir.errors.front().message.view() : std::string_view{});
+                   failed ? m.ir.errors.front().message.view() : detail::string_view{});
 }
 
 // The same plan in arrays of its exact sizes Z (== big.used): a copy, no pass runs.

@@ -1,7 +1,7 @@
 #pragma once
 // A plan while the passes build it (growable, constant evaluation only).
 // plan/frozen_plan.hpp turns it into a compile-time value.
-#include <string_view>
+#include "../detail/string_view.hpp"
 #include "../detail/dyn_array.hpp"
 #include "../diag/message.hpp"
 
@@ -35,7 +35,7 @@ struct plan_model {
       pending_notes.push_back(text);
       return;
     }
-    constexpr std::string_view mark = " [...]";
+    constexpr detail::string_view mark = " [...]";
     detail::text cut;
     cut << text.view().substr(0, diag::word_boundary(text.view(), note_capacity - mark.size())) << mark;
     pending_notes.push_back(cut);
@@ -50,7 +50,7 @@ struct plan_model {
 // tests and the random-program tester schedule programs while running).
 constexpr plan_view view_of(const plan_model& m) {
   return {ir::view_of(m.ir), m.ops,   m.kernels, m.kernel_stmts, m.storage, m.slots,
-          m.notes,          m.ir.ok() ? std::string_view{} : m.ir.errors.front().message.view()};
+          m.notes,          m.ir.ok() ? detail::string_view{} : m.ir.errors.front().message.view()};
 }
 
 }  // namespace streamdsl

@@ -2,7 +2,7 @@
 // The pieces of a plan: operations issued per stream (kernels, records,
 // waits), kernels as lists of statements, and memory slots for temps.
 #include <cstdint>
-#include <string_view>
+#include "../detail/string_view.hpp"
 
 #include "../dsl/dtype.hpp"
 
@@ -13,7 +13,7 @@ enum class op_kind : std::uint8_t { kernel, record, wait };
 // Why a sync operation exists.
 enum class sync_role : std::uint8_t { user, wait_stream, automatic, entry, exit };
 
-constexpr std::string_view name_of(sync_role r) {
+constexpr detail::string_view name_of(sync_role r) {
   switch (r) {
     case sync_role::user: return "user";
     case sync_role::wait_stream: return "wait_stream";

@@ -2,11 +2,9 @@
 // A read-only view of a plan with the queries tests and executors use:
 // sd::program(...).plan() returns one, usable in static_assert.
 #include "../detail/dyn_array.hpp"
-#include <stdexcept>
-#include <string>
-#include <string_view>
-
+#include "../detail/string_view.hpp"
 #include "../detail/text.hpp"
+#include "../diag/error.hpp"
 #include "../ir/program_view.hpp"
 #include "plan_types.hpp"
 
@@ -15,11 +13,11 @@ namespace streamdsl {
 namespace detail {
 // Not constexpr: a query in a static_assert that names no stream or buffer of
 // the plan stops the compile here, with the function's name as the message.
-[[noreturn]] inline void plan_query_names_no_such_stream(std::string_view name) {
-  throw std::invalid_argument("streamdsl: plan query names no stream of the plan: '" + std::string(name) + "'");
+[[noreturn]] inline void plan_query_names_no_such_stream(detail::string_view name) {
+  throw plan_query_error((text() << "streamdsl: plan query names no stream of the plan: '" << name << "'").view());
 }
-[[noreturn]] inline void plan_query_names_no_such_buffer(std::string_view name) {
-  throw std::invalid_argument("streamdsl: plan query names no buffer of the plan: '" + std::string(name) + "'");
+[[noreturn]] inline void plan_query_names_no_such_buffer(detail::string_view name) {
+  throw plan_query_error((text() << "streamdsl: plan query names no buffer of the plan: '" << name << "'").view());
 }
 }  // namespace detail
 
@@ -33,22 +31,22 @@ struct plan_view {
   detail::array_view<ir::name_ref> notes;
   // The first error of a plan scheduled at run time (empty: the plan is
   // valid). A compile-time plan with an error does not compile at all.
-  std::string_view error{};
+  detail::string_view error{};
 
   constexpr bool valid() const { return error.empty(); }
 
   // --- lookups by name (-1 when absent) --------------------------------------
-  constexpr std::int32_t stream_id(std::string_view name) const {
+  constexpr std::int32_t stream_id(detail::string_view name) const {
     for (std::size_t s = 0; s < ir.streams.size(); ++s)
       if (ir.name(ir.streams[s].name) == name) return static_cast<std::int32_t>(s);
     return -1;
   }
-  constexpr std::int32_t buffer_id(std::string_view name) const {
+  constexpr std::int32_t buffer_id(detail::string_view name) const {
     for (std::size_t b = 0; b < ir.buffers.size(); ++b)
       if (ir.name(ir.buffers[b].name) == name) return static_cast<std::int32_t>(b);
     return -1;
   }
-  constexpr std::int32_t event_id(std::string_view name) const {
+  constexpr std::int32_t event_id(detail::string_view name) const {
     for (std::size_t e = 0; e < ir.events.size(); ++e)
       if (ir.name(ir.events[e].name) == name) return static_cast<std::int32_t>(e);
     return -1;
@@ -56,12 +54,12 @@ struct plan_view {
 
   // The same, for queries that take a name: a misspelt name is an error
   // (a compile error in a static_assert), never a count of zero.
-  constexpr std::int32_t known_stream(std::string_view name) const {
+  constexpr std::int32_t known_stream(detail::string_view name) const {
     const auto s = stream_id(name);
     if (s < 0) detail::plan_query_names_no_such_stream(name);
     return s;
   }
-  constexpr std::int32_t known_buffer(std::string_view name) const {
+  constexpr std::int32_t known_buffer(detail::string_view name) const {
     const auto b = buffer_id(name);
     if (b < 0) detail::plan_query_names_no_such_buffer(name);
     return b;
@@ -70,15 +68,15 @@ struct plan_view {
   // --- counts ---------------------------------------------------------------
   constexpr std::size_t stream_count() const { return ir.streams.size(); }
   constexpr std::size_t kernel_count() const { return kernels.size(); }
-  constexpr std::size_t kernel_count(std::string_view stream) const {
+  constexpr std::size_t kernel_count(detail::string_view stream) const {
     std::size_t n = 0;
     const auto s = known_stream(stream);
     for (const auto& k : kernels) n += k.stream == s;
     return n;
   }
   // Records and waits on a stream, entry and exit edges not counted.
-  constexpr std::size_t records(std::string_view stream) const { return count_syncs(op_kind::record, stream); }
-  constexpr std::size_t waits(std::string_view stream) const { return count_syncs(op_kind::wait, stream); }
+  constexpr std::size_t records(detail::string_view stream) const { return count_syncs(op_kind::record, stream); }
+  constexpr std::size_t waits(detail::string_view stream) const { return count_syncs(op_kind::wait, stream); }
   constexpr std::size_t sync_count() const {
     std::size_t n = 0;
     for (const auto& op : ops) n += op.kind != op_kind::kernel && !is_edge(op);
@@ -90,7 +88,7 @@ struct plan_view {
     return n;
   }
   // Elementwise statements that run on a stream (after any moves).
-  constexpr std::size_t statements(std::string_view stream) const {
+  constexpr std::size_t statements(detail::string_view stream) const {
     std::size_t n = 0;
     const auto s = known_stream(stream);
     for (const auto& k : kernels)
@@ -102,7 +100,7 @@ struct plan_view {
                                 static_cast<std::size_t>(kernels[k].count));
   }
   // The kernel that computes `buffer` (its last writer), or -1.
-  constexpr std::int32_t kernel_writing(std::string_view buffer) const {
+  constexpr std::int32_t kernel_writing(detail::string_view buffer) const {
     std::int32_t found = -1;
     const auto b = known_buffer(buffer);
     for (std::size_t k = 0; k < kernels.size(); ++k)
@@ -111,7 +109,7 @@ struct plan_view {
     return found;
   }
   // Where a buffer lives: storage_bound, storage_register or a slot index.
-  constexpr std::int32_t storage_of(std::string_view buffer) const {
+  constexpr std::int32_t storage_of(detail::string_view buffer) const {
     return storage[static_cast<std::size_t>(known_buffer(buffer))];
   }
   constexpr std::size_t slot_count() const { return slots.size(); }
@@ -125,8 +123,8 @@ struct plan_view {
     return total;
   }
   constexpr std::size_t note_count() const { return notes.size(); }
-  constexpr std::string_view note(std::size_t i) const { return ir.name(notes[i]); }
-  constexpr bool has_note(std::string_view part) const {
+  constexpr detail::string_view note(std::size_t i) const { return ir.name(notes[i]); }
+  constexpr bool has_note(detail::string_view part) const {
     for (const auto& n : notes)
       if (detail::contains(ir.name(n), part)) return true;
     return false;
@@ -137,7 +135,7 @@ struct plan_view {
   }
 
  private:
-  constexpr std::size_t count_syncs(op_kind kind, std::string_view stream) const {
+  constexpr std::size_t count_syncs(op_kind kind, detail::string_view stream) const {
     std::size_t n = 0;
     const auto s = known_stream(stream);
     for (const auto& op : ops) n += op.kind == kind && op.stream == s && !is_edge(op);

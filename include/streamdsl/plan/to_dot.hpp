@@ -8,7 +8,7 @@
 namespace streamdsl {
 
 namespace detail {
-constexpr void dot_escape(text& t, std::string_view s) {
+constexpr void dot_escape(text& t, detail::string_view s) {
   for (char c : s) {
     if (c == '"' || c == '\\') t << '\\';
     if (c == '\n')

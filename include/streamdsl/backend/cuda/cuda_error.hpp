@@ -3,14 +3,15 @@
 // statement and the stream slot it was issued for.
 #include <cuda_runtime.h>
 
-#include <stdexcept>
-#include <string>
+#include "../../detail/string_view.hpp"
+#include "../../detail/text.hpp"
+#include "../../diag/error.hpp"
 
 namespace streamdsl {
 
-class cuda_error : public std::runtime_error {
+class cuda_error : public error {
  public:
-  cuda_error(cudaError_t code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  cuda_error(cudaError_t code, detail::string_view what) : error(what), code_(code) {}
   cudaError_t code() const { return code_; }
 
  private:
@@ -19,17 +20,12 @@ class cuda_error : public std::runtime_error {
 
 namespace cuda_detail {
 
-inline void check(cudaError_t status, const char* call, const std::string& where = {}) {
+inline void check(cudaError_t status, const char* call, detail::string_view where = {}) {
   if (status == cudaSuccess) return;
-  std::string msg = "streamdsl: ";
-  msg += call;
-  msg += " failed: ";
-  msg += cudaGetErrorName(status);
-  msg += " (";
-  msg += cudaGetErrorString(status);
-  msg += ')';
-  if (!where.empty()) msg += " for " + where;
-  throw cuda_error(status, msg);
+  detail::text msg;
+  msg << "streamdsl: " << call << " failed: " << cudaGetErrorName(status) << " (" << cudaGetErrorString(status) << ')';
+  if (!where.empty()) msg << " for " << where;
+  throw cuda_error(status, msg.view());
 }
 
 }  // namespace cuda_detail

@@ -12,11 +12,11 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <span>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
+
+#include "../../detail/dyn_array.hpp"
+#include "../../detail/owned_string.hpp"
+#include "../../detail/string_view.hpp"
+#include "../../detail/text.hpp"
 
 #include "../../ir/render.hpp"
 #include "../bindings.hpp"
@@ -33,40 +33,36 @@ namespace streamdsl {
 namespace cuda_detail {
 
 // Bytes of each workspace slot (256-byte aligned) and their offsets.
-inline std::vector<std::size_t> slot_offsets(const plan_view& plan, const std::vector<std::size_t>& extents,
-                                             std::size_t& total) {
-  std::vector<std::size_t> offsets;
+inline detail::dyn_array<std::size_t> slot_offsets(const plan_view& plan, const detail::dyn_array<long long>& extents,
+                                                   std::size_t& total) {
+  detail::dyn_array<std::size_t> offsets;
   total = 0;
   for (const auto& s : plan.slots) {
     offsets.push_back(total);
-    const std::size_t n = s.domain < 0 ? 1 : extents[static_cast<std::size_t>(s.domain)];
+    const auto n = s.domain < 0 ? 1 : static_cast<std::size_t>(extents[static_cast<std::size_t>(s.domain)]);
     total += (n * size_of(s.type) + 255) / 256 * 256;
   }
   return offsets;
 }
 
-inline std::string describe_op(const plan_view& plan, std::size_t i) {
+[[gnu::cold]] inline detail::text describe_op(const plan_view& plan, std::size_t i) {
   const auto& op = plan.ops[i];
-  std::string where;
+  detail::text where;
   if (op.kind == op_kind::kernel) {
-    where = "kernel k" + std::to_string(op.kernel) + " (";
+    where << "kernel k" << op.kernel << " (";
     bool first = true;
     for (auto s : plan.kernel_statements(static_cast<std::size_t>(op.kernel))) {
-      where += first ? "`" : ", `";
-      where += ir::statement_text(plan.ir, plan.ir.stmts[s]).view();
-      where += '`';
+      where << (first ? "`" : ", `") << ir::statement_text(plan.ir, plan.ir.stmts[s]).view() << '`';
       first = false;
     }
-    where += ')';
+    where << ')';
   } else if (op.stmt >= 0) {
-    detail::text t;
-    ir::describe_statement(plan.ir, op.stmt, t);
-    where = std::string(t.view());
+    ir::describe_statement(plan.ir, op.stmt, where);
   } else {
-    where = std::string(op.kind == op_kind::record ? "the record of the " : "the wait of the ") +
-            std::string(name_of(op.role)) + " edge";
+    where << (op.kind == op_kind::record ? "the record of the " : "the wait of the ") << name_of(op.role) << " edge";
   }
-  return where + " on stream '" + std::string(plan.ir.stream_name(op.stream)) + "'";
+  where << " on stream '" << plan.ir.stream_name(op.stream) << "'";
+  return where;
 }
 
 }  // namespace cuda_detail
@@ -92,8 +88,8 @@ class cuda_executor {
 
   cudaStream_t main_stream() const { return main_; }
   // Runs the slot named `slot` on the caller's stream `s` (two slots may share one).
-  void bind_stream(std::string_view slot, cudaStream_t s) {
-    user_streams_.emplace_back(std::string(slot), s);
+  void bind_stream(detail::string_view slot, cudaStream_t s) {
+    user_streams_.push_back({detail::owned_string(slot), s});
     streams_key_ = nullptr;
   }
   long long max_blocks() const { return max_blocks_; }
@@ -102,11 +98,11 @@ class cuda_executor {
   template <class Program, class... Bindings>
   void run(const Program& program, Bindings&&... bindings) {
     const binding list[] = {binding(static_cast<Bindings&&>(bindings))...};
-    run_bound(program, std::span<const binding>(list, sizeof...(Bindings)));
+    run_bound(program, binding_list(list, sizeof...(Bindings)));
   }
 
   template <class Program>
-  void run_bound(const Program&, std::span<const binding> bindings) {
+  void run_bound(const Program&, binding_list bindings) {
     const auto& ready = prepare<Program>(bindings);
     issue<Program>(ready, nullptr, main_);
   }
@@ -115,17 +111,17 @@ class cuda_executor {
   // same bindings (the common loop) skip validation and these allocations.
   struct prepared_run {
     const void* plan_key = nullptr;
-    std::vector<binding> bindings;
-    std::vector<void*> ptrs;                  // per buffer; slot temps filled per run
-    std::vector<unsigned long long> params;   // per param, as bit patterns
-    std::vector<long long> extents;           // per domain
-    std::vector<std::size_t> slot_offsets;    // per slot
-    std::vector<std::int32_t> slot_buffers;   // buffers living in slots
+    detail::dyn_array<binding> bindings;
+    detail::dyn_array<void*> ptrs;                 // per buffer; slot temps filled per run
+    detail::dyn_array<unsigned long long> params;  // per param, as bit patterns
+    detail::dyn_array<long long> extents;          // per domain
+    detail::dyn_array<std::size_t> slot_offsets;   // per slot
+    detail::dyn_array<std::int32_t> slot_buffers;  // buffers living in slots
     std::size_t workspace_bytes = 0;
   };
 
   template <class Program>
-  const prepared_run& prepare(std::span<const binding> bindings) {
+  const prepared_run& prepare(binding_list bindings) {
     constexpr plan_view plan = Program::plan();
     const void* key = &Program::storage;
     if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
@@ -137,9 +133,8 @@ class cuda_executor {
     cache_.params.assign(plan.ir.params.size(), 0);
     for (std::size_t q = 0; q < cache_.params.size(); ++q)
       cache_.params[q] = param_bits(plan.ir.params[q].type, *resolved.param_value[q]);
-    std::vector<std::size_t> extents(resolved.domain_extent.begin(), resolved.domain_extent.end());
-    cache_.extents.assign(extents.begin(), extents.end());
-    cache_.slot_offsets = cuda_detail::slot_offsets(plan, extents, cache_.workspace_bytes);
+    cache_.extents.assign(resolved.domain_extent.begin(), resolved.domain_extent.end());
+    cache_.slot_offsets = cuda_detail::slot_offsets(plan, cache_.extents, cache_.workspace_bytes);
     cache_.slot_buffers.clear();
     for (std::size_t b = 0; b < plan.storage.size(); ++b)
       if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
@@ -186,7 +181,7 @@ class cuda_executor {
       switch (op.kind) {
         case op_kind::kernel:
 #if defined(STREAMDSL_NVTX)
-          nvtxRangePushA(cuda_detail::describe_op(plan, i).c_str());
+          nvtxRangePushA(detail::owned_string(cuda_detail::describe_op(plan, i).view()).c_str());
 #endif
           status = launchers[static_cast<std::size_t>(op.kernel)](ctx, s);
           call = "kernel launch";
@@ -203,7 +198,7 @@ class cuda_executor {
           call = "cudaStreamWaitEvent";
           break;
       }
-      if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i));
+      if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
     }
     if (owned.ptr != nullptr) {
       owned.ptr = nullptr;
@@ -213,7 +208,7 @@ class cuda_executor {
 
   // Rejects host memory for a buffer: it would fault on the device.
   static void check_device_memory(const plan_view& plan, const resolved_bindings& resolved) {
-    std::string problems;
+    detail::text problems;
     for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
       if (resolved.buffer_data[b] == nullptr) continue;
       cudaPointerAttributes attr{};
@@ -222,12 +217,12 @@ class cuda_executor {
         attr.type = cudaMemoryTypeUnregistered;
       }
       if (attr.type == cudaMemoryTypeUnregistered || (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
-        problems += std::string(problems.empty() ? "" : "\n  ") + "buffer '" +
-                    std::string(plan.ir.buffer_name(static_cast<std::int32_t>(b))) +
-                    "' is bound to host memory the GPU cannot reach; bind device memory "
+        problems << (problems.size() == 0 ? "" : "\n  ") << "buffer '"
+                 << plan.ir.buffer_name(static_cast<std::int32_t>(b))
+                 << "' is bound to host memory the GPU cannot reach; bind device memory "
                     "(cudaMalloc, thrust::device_vector) or mapped pinned memory";
     }
-    if (!problems.empty()) throw binding_error("streamdsl: bad binding: " + problems);
+    if (problems.size() > 0) throw binding_error((detail::text() << "streamdsl: bad binding: " << problems.view()).view());
   }
 
  private:
@@ -266,7 +261,7 @@ class cuda_executor {
     }
   }
 
-  static bool same_bindings(const std::vector<binding>& a, std::span<const binding> b) {
+  static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
       const auto &x = a[i], &y = b[i];
@@ -287,9 +282,9 @@ class cuda_executor {
     for (std::size_t s = 1; s < plan.ir.streams.size(); ++s) {
       const auto name = plan.ir.stream_name(static_cast<std::int32_t>(s));
       bool bound = false;
-      for (const auto& [slot, stream] : user_streams_)
-        if (slot == name) {
-          slot_streams_[s] = stream;
+      for (const auto& user : user_streams_)
+        if (user.slot.view() == name) {
+          slot_streams_[s] = user.stream;
           bound = true;
         }
       if (bound) continue;
@@ -316,14 +311,18 @@ class cuda_executor {
 
   cudaStream_t main_;
   long long max_blocks_ = 0;
-  std::vector<std::pair<std::string, cudaStream_t>> user_streams_;
-  std::vector<cudaStream_t> pool_;
-  std::vector<cudaStream_t> slot_streams_;
-  std::vector<cudaEvent_t> events_;
+  struct user_stream {
+    detail::owned_string slot;
+    cudaStream_t stream = nullptr;
+  };
+  detail::dyn_array<user_stream> user_streams_;
+  detail::dyn_array<cudaStream_t> pool_;
+  detail::dyn_array<cudaStream_t> slot_streams_;
+  detail::dyn_array<cudaEvent_t> events_;
   const void* streams_key_ = nullptr;
   cudaStream_t streams_main_ = nullptr;
   prepared_run cache_;
-  std::vector<void*> ptrs_;
+  detail::dyn_array<void*> ptrs_;
 };
 
 }  // namespace streamdsl

@@ -7,7 +7,6 @@
 // default stream; the temp workspace is owned by the graph.
 #include <cuda_runtime.h>
 
-#include <span>
 
 #include "cuda_executor.hpp"
 
@@ -16,7 +15,7 @@ namespace streamdsl {
 template <class Program>
 class cuda_graph {
  public:
-  cuda_graph(cuda_executor& executor, std::span<const binding> bindings) : executor_(&executor) {
+  cuda_graph(cuda_executor& executor, binding_list bindings) : executor_(&executor) {
     cuda_detail::check(cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     capture(bindings);
   }
@@ -35,7 +34,7 @@ class cuda_graph {
   template <class... Bindings>
   void rebind(Bindings&&... bindings) {
     const binding list[] = {binding(static_cast<Bindings&&>(bindings))...};
-    capture(std::span<const binding>(list, sizeof...(Bindings)));
+    capture(binding_list(list, sizeof...(Bindings)));
   }
 
   // How many times the instantiated graph was updated in place / rebuilt.
@@ -43,7 +42,7 @@ class cuda_graph {
   int instantiations() const { return instantiations_; }
 
  private:
-  void capture(std::span<const binding> bindings) {
+  void capture(binding_list bindings) {
     const auto& ready = executor_->prepare<Program>(bindings);
     const auto bytes = ready.workspace_bytes;
     if (bytes > workspace_bytes_) {
@@ -90,14 +89,14 @@ class cuda_graph {
 };
 
 template <class Program>
-cuda_graph<Program> capture_bound(cuda_executor& executor, const Program&, std::span<const binding> bindings) {
+cuda_graph<Program> capture_bound(cuda_executor& executor, const Program&, binding_list bindings) {
   return cuda_graph<Program>(executor, bindings);
 }
 
 template <class Program, class... Bindings>
 cuda_graph<Program> capture(cuda_executor& executor, const Program&, Bindings&&... bindings) {
   const binding list[] = {binding(static_cast<Bindings&&>(bindings))...};
-  return cuda_graph<Program>(executor, std::span<const binding>(list, sizeof...(Bindings)));
+  return cuda_graph<Program>(executor, binding_list(list, sizeof...(Bindings)));
 }
 
 }  // namespace streamdsl

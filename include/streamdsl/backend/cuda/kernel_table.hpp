@@ -4,11 +4,11 @@
 // pack, and nothing else is instantiated.
 #include <cuda_runtime.h>
 
-#include <array>
 #include <cstdint>
 #include <cstddef>
 #include <utility>
 
+#include "../../detail/fixed_array.hpp"
 #include "fused_kernel.cuh"
 #include "kernel_encoding.hpp"
 
@@ -70,7 +70,7 @@ cudaError_t launch(const launch_context& ctx, cudaStream_t stream) {
 }
 
 template <class Program, std::size_t... K>
-constexpr std::array<launch_fn, sizeof...(K)> make_launchers(std::index_sequence<K...>) {
+constexpr detail::fixed_array<launch_fn, sizeof...(K)> make_launchers(std::index_sequence<K...>) {
   return {&launch<Program, K>...};
 }
 

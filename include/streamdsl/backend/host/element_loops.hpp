@@ -7,11 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <stdexcept>
 #include <type_traits>
 
 #include "../../detail/element_ops.hpp"
 #include "../../detail/text.hpp"
+#include "../../diag/error.hpp"
 #include "../../dsl/dtype.hpp"
 #include "../../ir/expr_node.hpp"
 
@@ -220,8 +220,8 @@ constexpr loop_fn loop_for() {
 // --- choosing a loop (for plans built at run time) ---------------------------------
 [[noreturn, gnu::cold, gnu::noinline]] inline void needs_cuda_headers(const char* what, dtype t) {
   detail::text msg;
-  msg << "streamdsl host executor: " << what << name_of(t) << " needs CUDA's headers on the host" << '\0';
-  throw std::logic_error(msg.view().data());
+  msg << "streamdsl host executor: " << what << name_of(t) << " needs CUDA's headers on the host";
+  throw error(msg.view());
 }
 template <class T>
 struct type_tag {

@@ -11,13 +11,10 @@
 //   ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
 #include <unistd.h>
 
-#include <array>
 #include <concepts>
 #include <cstring>
 #include <new>
 #include <optional>
-#include <span>
-#include <stdexcept>
 #include <vector>
 
 #include "../../plan/plan_view.hpp"
@@ -98,7 +95,7 @@ inline void check_host_types(const plan_view& plan) {
 [[noreturn, gnu::cold, gnu::noinline]] inline void bad_plan_op(std::size_t i, const char* why) {
   detail::text msg;
   msg << "streamdsl: invalid plan: op #" << i << ' ' << why;
-  backend_detail::throw_with<std::invalid_argument>(msg);
+  backend_detail::throw_with<error>(msg);
 }
 
 inline void check_plan(const plan_view& plan) {
@@ -183,13 +180,13 @@ class host_executor {
                   "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
                   "when CUDA's headers are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and "
                   "add CUDA's include directory); on the host without them use float or double");
-    const std::array<binding, sizeof...(Bindings)> list{binding(static_cast<Bindings&&>(bindings))...};
-    run_plan(Program::plan(), std::span<const binding>(list), loops_of<Program>());
+    const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {binding(static_cast<Bindings&&>(bindings))...};
+    run_plan(Program::plan(), binding_list(list, sizeof...(Bindings)), loops_of<Program>());
   }
 
   template <class Program>
     requires requires { Program::plan(); }
-  void run(const Program&, std::span<const binding> bindings) {
+  void run(const Program&, binding_list bindings) {
     static_assert(host_detail::host_can_run(Program::plan()),
                   "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
                   "when CUDA's headers are included");
@@ -200,7 +197,7 @@ class host_executor {
   // binding_error before anything runs; a failure inside a stream is
   // rethrown here once every stream has stopped. One run at a time: calls
   // from several threads are serialised.
-  void run(const plan_view& plan, std::span<const binding> bindings) {
+  void run(const plan_view& plan, binding_list bindings) {
     run_plan(plan, bindings, &host_detail::any_loop);
   }
 
@@ -217,7 +214,7 @@ class host_executor {
     else return nullptr;
   }
 
-  void run_plan(const plan_view& plan, std::span<const binding> bindings, host_detail::loop_finder loops) {
+  void run_plan(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops) {
     host_detail::holding serial(run_mutex_);
     host_detail::check_plan(plan);
     host_detail::check_host_types(plan);

@@ -14,8 +14,6 @@
 #include <cstddef>
 #include <cstring>
 #include <new>
-#include <span>
-#include <stdexcept>
 #include <utility>
 
 #include "../../detail/dyn_array.hpp"
@@ -195,7 +193,7 @@ class kernel_compiler {
   // --- instructions -----------------------------------------------------------------
   loop_fn loop(const loop_key& k) {
     if (const loop_fn f = loops_(k)) return f;
-    throw std::logic_error("streamdsl host executor: internal error: the program's loop table lacks a loop");
+    throw error("streamdsl host executor: internal error: the program's loop table lacks a loop");
   }
 
   // Emits `in` writing a new column of type t. An instruction reading only
@@ -380,7 +378,7 @@ class kernel_compiler {
 
   // Emits the node's operation over `inputs`, releases them, and converts the
   // result (of type `produced`) to the node's type.
-  value apply(loop_fn run, const ir::expr_node& n, dtype produced, std::span<const input> inputs) {
+  value apply(loop_fn run, const ir::expr_node& n, dtype produced, detail::array_view<input> inputs) {
     instruction in;
     in.run = run;
     in.code = n.code;

@@ -6,7 +6,7 @@
 // measurable. Thread sanitizers intercept these calls like std::thread's.
 #include <pthread.h>
 
-#include <stdexcept>
+#include "../../diag/error.hpp"
 
 namespace streamdsl::host_detail {
 
@@ -78,7 +78,7 @@ class thread {
   template <class T>
   void start(T* object) {
     if (pthread_create(&id_, nullptr, &enter<T>, object) != 0)
-      throw std::runtime_error("streamdsl host executor: cannot start a thread");
+      throw error("streamdsl host executor: cannot start a thread");
     started_ = true;
   }
   void join() {

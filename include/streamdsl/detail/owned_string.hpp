@@ -1,0 +1,45 @@
+#pragma once
+// A finished, null-terminated string that owns its characters: what
+// to_string() and to_dot() return. It converts to std::string (or any string
+// type built from a pointer and a length), prints to a std::ostream, and
+// gives c_str() for printf, without <string> (see string_view.hpp for why).
+#include <cstddef>
+#include <type_traits>
+
+#include "dyn_array.hpp"
+#include "string_view.hpp"
+
+namespace streamdsl::detail {
+
+class owned_string {
+ public:
+  owned_string() = default;
+  explicit owned_string(string_view s) {
+    chars_.reserve(s.size() + 1);
+    for (char c : s) chars_.push_back(c);
+    chars_.push_back('\0');
+  }
+
+  const char* c_str() const { return chars_.empty() ? "" : chars_.data(); }
+  const char* data() const { return c_str(); }
+  std::size_t size() const { return chars_.empty() ? 0 : chars_.size() - 1; }
+  bool empty() const { return size() == 0; }
+  string_view view() const { return {c_str(), size()}; }
+
+  template <class S>
+    requires(std::is_constructible_v<S, const char*, std::size_t> && !std::is_same_v<S, string_view>)
+  operator S() const {  // NOLINT: implicit, so that std::string s = program.to_string() works
+    return S(c_str(), size());
+  }
+  friend bool operator==(const owned_string& a, string_view b) { return a.view() == b; }
+  template <class Out>
+    requires requires(Out& out, const char* p, long n) { out.write(p, n); }
+  friend Out& operator<<(Out& out, const owned_string& s) {
+    return out << s.view();
+  }
+
+ private:
+  dyn_array<char> chars_;  // the characters, then '\0'; empty for "" (also when moved from)
+};
+
+}  // namespace streamdsl::detail

@@ -1,0 +1,115 @@
+// detail::string_view, detail::owned_string and sd::error: the standard
+// string types' behaviour that streamdsl relies on, without their headers.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <streamdsl/detail/owned_string.hpp>
+#include <streamdsl/detail/string_view.hpp>
+#include <streamdsl/backend/bindings.hpp>
+#include <streamdsl/diag/error.hpp>
+#include <streamdsl/streamdsl.hpp>
+
+using streamdsl::detail::owned_string;
+using streamdsl::detail::string_view;
+
+TEST_CASE("string_view: built from literals, std::string and std::string_view", "[detail][strings]") {
+  STATIC_REQUIRE(string_view("abc").size() == 3);
+  STATIC_REQUIRE(string_view().empty());
+  STATIC_REQUIRE(string_view("abc") == string_view("abc"));
+  STATIC_REQUIRE(!(string_view("abc") == string_view("abd")));
+  STATIC_REQUIRE(!(string_view("ab") == string_view("abc")));
+  STATIC_REQUIRE(string_view("a\0b", 3).size() == 3);
+  const std::string s = "main";
+  const std::string_view v = "side";
+  REQUIRE(string_view(s) == "main");
+  REQUIRE(string_view(v) == "side");
+  REQUIRE(string_view(v) == v);  // a std::string_view on the right converts, unambiguously
+  REQUIRE(std::string(string_view("xy")) == "xy");
+  REQUIRE(static_cast<std::string_view>(string_view("xy")) == "xy");
+}
+
+TEST_CASE("string_view: find, substr, starts_with", "[detail][strings]") {
+  constexpr string_view t = "stream side: k0";
+  STATIC_REQUIRE(t.find("side") == 7);
+  STATIC_REQUIRE(t.find("main") == string_view::npos);
+  STATIC_REQUIRE(t.find("") == 0);
+  STATIC_REQUIRE(string_view("ab").find("abc") == string_view::npos);
+  STATIC_REQUIRE(t.substr(7, 4) == "side");
+  STATIC_REQUIRE(t.substr(13) == "k0");
+  STATIC_REQUIRE(t.substr(99).empty());       // clamped, no exception
+  STATIC_REQUIRE(t.substr(13, 99) == "k0");  // clamped
+  STATIC_REQUIRE(t.starts_with("stream"));
+  STATIC_REQUIRE(!t.starts_with("side"));
+}
+
+TEST_CASE("string_view and owned_string print to a std::ostream", "[detail][strings]") {
+  std::ostringstream out;
+  out << string_view("a=") << owned_string(string_view("1")) << string_view("b", 1);
+  REQUIRE(out.str() == "a=1b");
+}
+
+TEST_CASE("owned_string: null-terminated, converts to std::string", "[detail][strings]") {
+  const owned_string empty;
+  REQUIRE(empty.size() == 0);
+  REQUIRE(std::string(empty.c_str()).empty());
+  const owned_string s(string_view("plan\ntext"));
+  REQUIRE(s.size() == 9);
+  REQUIRE(s.c_str()[9] == '\0');
+  const std::string copy = s;  // implicit, as when to_string() returned std::string
+  REQUIRE(copy == "plan\ntext");
+  REQUIRE(s == "plan\ntext");
+  const owned_string again = s;  // copies own their characters
+  REQUIRE(again.c_str() != s.c_str());
+  REQUIRE(again == s.view());
+}
+
+TEST_CASE("to_string and to_dot convert to std::string", "[detail][strings]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    y = x + 1;
+  });
+  const std::string text = prog.to_string();
+  REQUIRE(text.find("y = x + 1;") != std::string::npos);
+  REQUIRE(std::string(prog.to_dot().c_str()).find("digraph") != std::string::npos);
+}
+
+TEST_CASE("sd::error: a std::exception whose copies keep the message", "[detail][errors]") {
+  const sd::binding_error e("streamdsl: bad binding: 'x'");
+  const std::exception& base = e;
+  REQUIRE(std::string(base.what()) == "streamdsl: bad binding: 'x'");
+  const sd::binding_error copy = e;
+  REQUIRE(copy.what() != e.what());
+  REQUIRE(std::string(copy.what()) == e.what());
+  sd::error assigned("first");
+  assigned = e;
+  REQUIRE(std::string(assigned.what()) == e.what());
+  assigned = assigned;  // self-assignment keeps it
+  REQUIRE(std::string(assigned.what()) == e.what());
+  REQUIRE_THROWS_AS(throw sd::plan_query_error("q"), sd::error);
+}
+
+TEST_CASE("sd::bind takes any contiguous container", "[detail][bindings]") {
+  std::vector<float> v(4);
+  const std::vector<float>& cv = v;
+  float arr[3] = {};
+  REQUIRE(sd::bind("x", v).size() == 4);
+  REQUIRE(!sd::bind("x", v).read_only());
+  REQUIRE(sd::bind("x", cv).read_only());
+  REQUIRE(sd::bind("x", arr).size() == 3);
+  REQUIRE(sd::bind("x", std::span<float>(v)).size() == 4);  // a temporary view is fine
+  std::array<double, 2> a{};
+  REQUIRE(sd::bind("x", a).type() == sd::dtype::float64);
+  REQUIRE(sd::bind("x", std::span<const float>(v)).read_only());
+  const std::vector<sd::binding> list = {sd::bind("x", v), sd::bind("k", 2.0f)};
+  const sd::binding_list view = list;
+  REQUIRE(view.size() == 2);
+  REQUIRE(view[1].is_param());
+  REQUIRE(view[0].name() == "x");
+}
