@@ -82,9 +82,9 @@ TEST_CASE("a program's plan is frozen at the exact sizes of one run of the passe
 
 TEST_CASE("plan queries refuse names the plan does not have", "[program]") {
   const auto plan = seed.plan();  // at run time here; in a static_assert it is a compile error
-  REQUIRE_THROWS_AS(plan.waits("mian"), sd::plan_query_error);
-  REQUIRE_THROWS_AS(plan.kernel_count("sdie"), sd::plan_query_error);
-  REQUIRE_THROWS_AS(plan.storage_of("w"), sd::plan_query_error);
+  REQUIRE_THROWS_AS(plan.waits("mian"), sd::plan_error);
+  REQUIRE_THROWS_AS(plan.kernel_count("sdie"), sd::plan_error);
+  REQUIRE_THROWS_AS(plan.storage_of("w"), sd::plan_error);
   REQUIRE(plan.waits("main") == 1);
   REQUIRE(plan.stream_id("mian") == -1);
 }

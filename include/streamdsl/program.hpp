@@ -47,8 +47,8 @@ class compiled_program {
   static constexpr plan_view plan() { return storage.view(); }
   // The plan as text (one block per stream) and as a Graphviz graph:
   // converts to std::string, prints to a std::ostream, c_str() for printf.
-  static detail::owned_string to_string() { return detail::owned_string(streamdsl::dump(plan()).view()); }
-  static detail::owned_string to_dot() { return detail::owned_string(streamdsl::dump_dot(plan()).view()); }
+  static owned_string to_string() { return owned_string(streamdsl::dump(plan()).view()); }
+  static owned_string to_dot() { return owned_string(streamdsl::dump_dot(plan()).view()); }
 };
 
 // The lambda must not capture: it is run again by the compiler, from its type.

@@ -91,12 +91,13 @@ concept element_range = requires(R& r) {
 }  // namespace detail
 
 // A container that owns its elements must outlive the run, so a temporary one
-// is refused; a temporary view (std::span, trivially copyable) is fine.
+// is refused; a temporary span (std::span, cuda::std::span: a view, with an
+// `extent`) is fine. std::array owns its elements: a temporary one is refused.
 template <class R>
   requires detail::element_range<std::remove_reference_t<R>>
 binding bind(detail::string_view name, R&& data) {
-  using range = std::remove_reference_t<R>;
-  static_assert(std::is_lvalue_reference_v<R> || std::is_trivially_copyable_v<range>,
+  using range = std::remove_cvref_t<R>;
+  static_assert(std::is_lvalue_reference_v<R> || requires { range::extent; },
                 "streamdsl: sd::bind of a temporary container: its elements would be freed before the executor "
                 "uses them; bind a named container (or a std::span of one) instead");
   return bind(name, data.data(), static_cast<std::size_t>(data.size()));
@@ -118,7 +119,8 @@ binding bind(detail::string_view, R&&) {
   static_assert(sizeof(R) == 0,
                 "streamdsl: sd::bind takes a pointer and a count, a C array, a contiguous container of an element "
                 "type (data() and size(): std::vector, std::span, ...) or a param value. std::vector<bool> packs its "
-                "bits and has no bool array: bind a std::span<bool> or a bool array instead");
+                "bits and has no bool array: bind a std::span<bool> or a bool array instead. thrust::device_vector "
+                "needs <streamdsl/backend/cuda/device_bindings.hpp>");
   return binding::buffer({}, dtype::float32, nullptr, 0, true);
 }
 

@@ -3,6 +3,7 @@
 // compiler, and std::vector and std::string cost every translation unit most
 // of a second of instantiation under g++ and three times that under nvcc;
 // this is the small subset the passes need, built on constexpr new[].
+#include <concepts>
 #include <cstddef>
 #include <initializer_list>
 
@@ -51,7 +52,12 @@ class dyn_array {
     cap_ = n;
   }
   constexpr void push_back(const T& v) {
-    if (size_ == cap_) reserve(cap_ == 0 ? 8 : cap_ * 2);
+    if (size_ == cap_) {  // v may be an element: copy it before the storage moves
+      T copy = v;
+      reserve(cap_ == 0 ? 8 : cap_ * 2);
+      data_[size_++] = static_cast<T&&>(copy);
+      return;
+    }
     data_[size_++] = v;
   }
   constexpr void push_back(T&& v) {
@@ -65,8 +71,9 @@ class dyn_array {
   }
   constexpr void pop_back() { --size_; }
   constexpr void resize(std::size_t n, const T& value = T{}) {
+    const T fill = value;  // value may be an element: copy it before the storage moves
     reserve(n);
-    for (std::size_t i = size_; i < n; ++i) data_[i] = value;
+    for (std::size_t i = size_; i < n; ++i) data_[i] = fill;
     size_ = n;
   }
   constexpr void assign(std::size_t n, const T& value) {
@@ -118,6 +125,10 @@ struct array_view {
   constexpr array_view() = default;
   constexpr array_view(const T* p, std::size_t n) : first(p), count(n) {}
   template <class C>
+    requires requires(const C& c) {
+      { c.data() } -> std::convertible_to<const T*>;
+      c.size();
+    }
   constexpr array_view(const C& c) : first(c.data()), count(c.size()) {}  // NOLINT: implicit like span
   template <std::size_t N>
   constexpr array_view(const T (&a)[N]) : first(a), count(N) {}  // NOLINT: implicit like span

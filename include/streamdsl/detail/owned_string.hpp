@@ -26,12 +26,21 @@ class owned_string {
   bool empty() const { return size() == 0; }
   string_view view() const { return {c_str(), size()}; }
 
+  // Implicit to owning string types (std::string s = program.to_string()),
+  // explicit to views (std::string_view, std::span), which would dangle when
+  // made from a temporary without anyone writing a conversion.
   template <class S>
     requires(std::is_constructible_v<S, const char*, std::size_t> && !std::is_same_v<S, string_view>)
-  operator S() const {  // NOLINT: implicit, so that std::string s = program.to_string() works
+  explicit(std::is_trivially_copyable_v<S>) operator S() const {
     return S(c_str(), size());
   }
-  friend bool operator==(const owned_string& a, string_view b) { return a.view() == b; }
+  // A template, so that the right side matches exactly: with a plain
+  // string_view parameter, == with a std::string_view would be ambiguous.
+  template <class S>
+    requires std::is_convertible_v<const S&, string_view>
+  friend bool operator==(const owned_string& a, const S& b) {
+    return a.view() == string_view(b);
+  }
   template <class Out>
     requires requires(Out& out, const char* p, long n) { out.write(p, n); }
   friend Out& operator<<(Out& out, const owned_string& s) {
@@ -43,3 +52,7 @@ class owned_string {
 };
 
 }  // namespace streamdsl::detail
+
+namespace streamdsl {
+using owned_string = detail::owned_string;  // what to_string() and to_dot() return
+}  // namespace streamdsl

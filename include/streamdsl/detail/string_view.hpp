@@ -73,11 +73,23 @@ class string_view {
       if (a.data_[i] != b.data_[i]) return false;
     return true;
   }
-  // Prints to std::ostream (a template: no <ostream> here).
+  // Prints to a std::ostream (a template: no <ostream> here), padded to its
+  // width() like std::string_view.
   template <class Out>
-    requires requires(Out& out, const char* p, long n) { out.write(p, n); }
+    requires requires(Out& out, const char* p, long n) {
+      out.write(p, n);
+      out.put(out.fill());
+      out.width(0);
+      out.flags() & Out::adjustfield;
+    }
   friend Out& operator<<(Out& out, string_view s) {
-    out.write(s.data_, static_cast<long>(s.size_));
+    const auto size = static_cast<long>(s.size_);
+    const auto width = static_cast<long>(out.width());
+    const bool left = (out.flags() & Out::adjustfield) == Out::left;
+    for (long i = size; !left && i < width; ++i) out.put(out.fill());
+    out.write(s.data_, size);
+    for (long i = size; left && i < width; ++i) out.put(out.fill());
+    out.width(0);
     return out;
   }
 
@@ -87,3 +99,9 @@ class string_view {
 };
 
 }  // namespace streamdsl::detail
+
+namespace streamdsl {
+// What the API takes names and gives text as (sd::string_view): from a
+// literal, a std::string or a std::string_view; std::string(v) for a copy.
+using string_view = detail::string_view;
+}  // namespace streamdsl

@@ -40,7 +40,6 @@ class text {
   }
 
   constexpr string_view view() const { return {chars_.data(), chars_.size()}; }
-  constexpr const char* data() const { return chars_.data(); }
   constexpr std::size_t size() const { return chars_.size(); }
   constexpr bool contains(string_view part) const { return detail::contains(view(), part); }
   template <class Out>

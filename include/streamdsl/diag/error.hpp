@@ -2,8 +2,7 @@
 // Run-time errors. Every exception streamdsl throws is an sd::error (a
 // std::exception); what() names the buffer, param, stream or CUDA call.
 // Not std::invalid_argument or std::runtime_error: those need <stdexcept> and
-// with it <string>, which cost every translation unit that includes streamdsl
-// about half a second under nvcc (docs/benchmarks.md, "Compile time").
+// with it <string> (docs/concepts.md, "Standard headers").
 #include <cstring>
 #include <exception>
 #include <new>
@@ -35,7 +34,7 @@ class error : public std::exception {
   void store(const char* p, std::size_t n) noexcept {
     message_ = new (std::nothrow) char[n + 1];
     if (message_ == nullptr) return;
-    std::memcpy(message_, p, n);
+    if (n > 0) std::memcpy(message_, p, n);
     message_[n] = '\0';
   }
   char* message_ = nullptr;
@@ -48,8 +47,10 @@ class binding_error : public error {
   using error::error;
 };
 
-// A plan query at run time that names no stream or buffer of the plan.
-class plan_query_error : public error {
+// A plan that cannot be used: a plan query at run time that names no stream
+// or buffer of the plan, or a plan built at run time that an executor cannot
+// run (an op out of range, a wait before its record).
+class plan_error : public error {
  public:
   using error::error;
 };

@@ -14,10 +14,10 @@ namespace detail {
 // Not constexpr: a query in a static_assert that names no stream or buffer of
 // the plan stops the compile here, with the function's name as the message.
 [[noreturn]] inline void plan_query_names_no_such_stream(detail::string_view name) {
-  throw plan_query_error((text() << "streamdsl: plan query names no stream of the plan: '" << name << "'").view());
+  throw plan_error((text() << "streamdsl: plan query names no stream of the plan: '" << name << "'").view());
 }
 [[noreturn]] inline void plan_query_names_no_such_buffer(detail::string_view name) {
-  throw plan_query_error((text() << "streamdsl: plan query names no buffer of the plan: '" << name << "'").view());
+  throw plan_error((text() << "streamdsl: plan query names no buffer of the plan: '" << name << "'").view());
 }
 }  // namespace detail
 

@@ -3,8 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <array>
 #include <initializer_list>
+#include <span>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include <streamdsl/backend/host/host_executor.hpp>
 
@@ -226,4 +230,27 @@ TEST_CASE("a plan whose scheduling failed is refused before anything runs", "[ho
   sd::host_executor ex;
   REQUIRE_THROWS_WITH(ex.run(plan, bindings), Catch::Contains("scheduling it failed") && Catch::Contains("race"));
   CHECK(ys == std::vector<float>(4, -1.f));
+}
+
+TEST_CASE("sd::bind takes any contiguous container", "[host][bindings]") {
+  std::vector<float> v(4);
+  const std::vector<float>& cv = v;
+  float arr[3] = {};
+  REQUIRE(sd::bind("x", v).size() == 4);
+  REQUIRE(!sd::bind("x", v).read_only());
+  REQUIRE(sd::bind("x", cv).read_only());
+  REQUIRE(sd::bind("x", arr).size() == 3);
+  REQUIRE(sd::bind("x", std::span<float>(v)).size() == 4);  // a temporary view is fine
+  std::array<double, 2> a{};
+  REQUIRE(sd::bind("x", a).type() == sd::dtype::float64);
+  REQUIRE(sd::bind("x", std::span<const float>(v)).read_only());
+  const std::vector<sd::binding> list = {sd::bind("x", v), sd::bind("k", 2.0f)};
+  const sd::binding_list view = list;
+  REQUIRE(view.size() == 2);
+  REQUIRE(view[1].is_param());
+  REQUIRE(view[0].name() == "x");
+  // Only containers of bindings make a binding list (not a binding, not an int).
+  STATIC_REQUIRE(!std::is_convertible_v<sd::binding, sd::binding_list>);
+  STATIC_REQUIRE(!std::is_convertible_v<int, sd::binding_list>);
+  STATIC_REQUIRE(!std::is_convertible_v<std::vector<float>, sd::binding_list>);
 }

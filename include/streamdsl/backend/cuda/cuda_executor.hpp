@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 
@@ -96,11 +97,18 @@ class cuda_executor {
 
   // Issues the program on the main stream; returns once everything is issued.
   template <class Program, class... Bindings>
+    requires requires { Program::plan(); } && (std::convertible_to<Bindings, binding> && ...)
   void run(const Program& program, Bindings&&... bindings) {
-    const binding list[] = {binding(static_cast<Bindings&&>(bindings))...};
+    const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {binding(static_cast<Bindings&&>(bindings))...};
     run_bound(program, binding_list(list, sizeof...(Bindings)));
   }
 
+  // The same with the bindings in a list (std::vector<sd::binding>, ...).
+  template <class Program>
+    requires requires { Program::plan(); }
+  void run(const Program& program, binding_list bindings) {
+    run_bound(program, bindings);
+  }
   template <class Program>
   void run_bound(const Program&, binding_list bindings) {
     const auto& ready = prepare<Program>(bindings);

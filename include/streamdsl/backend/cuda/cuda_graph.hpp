@@ -33,7 +33,7 @@ class cuda_graph {
 
   template <class... Bindings>
   void rebind(Bindings&&... bindings) {
-    const binding list[] = {binding(static_cast<Bindings&&>(bindings))...};
+    const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {binding(static_cast<Bindings&&>(bindings))...};
     capture(binding_list(list, sizeof...(Bindings)));
   }
 
@@ -95,7 +95,7 @@ cuda_graph<Program> capture_bound(cuda_executor& executor, const Program&, bindi
 
 template <class Program, class... Bindings>
 cuda_graph<Program> capture(cuda_executor& executor, const Program&, Bindings&&... bindings) {
-  const binding list[] = {binding(static_cast<Bindings&&>(bindings))...};
+  const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {binding(static_cast<Bindings&&>(bindings))...};
   return cuda_graph<Program>(executor, binding_list(list, sizeof...(Bindings)));
 }
 

@@ -95,7 +95,7 @@ inline void check_host_types(const plan_view& plan) {
 [[noreturn, gnu::cold, gnu::noinline]] inline void bad_plan_op(std::size_t i, const char* why) {
   detail::text msg;
   msg << "streamdsl: invalid plan: op #" << i << ' ' << why;
-  backend_detail::throw_with<error>(msg);
+  backend_detail::throw_with<plan_error>(msg);
 }
 
 inline void check_plan(const plan_view& plan) {
