@@ -313,9 +313,12 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
   // Unaligned buffers, and the tail of aligned ones (fewer than vec
   // elements): one element per thread per step. Coalesced scalar accesses
   // are as fast as a vector path without 16-byte accesses, and compiling the
-  // statements once more costs less than vec times more.
+  // statements once more costs less than vec times more. The cells are the
+  // vector path's (only element 0 is used, the rest is never touched and
+  // takes no register), so each statement's evaluation is instantiated once
+  // for both paths: 12% of cicc's time on the 200-statement benchmark.
   for (long long i = scalar_begin + thread; i < args.n; i += threads) {
-    typename K::template cells<1> c;
+    typename K::template cells<vec> c;
     buffers::template move<true, false, 1>(c, args, i);
     statements::run(c, args, 0);
     buffers::template move<false, false, 1>(c, args, i);
