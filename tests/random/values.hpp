@@ -12,6 +12,11 @@
 #include <type_traits>
 #include <vector>
 
+#include <streamdsl/dsl/dtype.hpp>
+#ifdef STREAMDSL_HAS_HALF  // streamdsl only declares the 16-bit float types
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
 #include <streamdsl/detail/element_ops.hpp>
 #include <streamdsl/dsl/dtype.hpp>
 

@@ -6,9 +6,15 @@
 #include "../detail/string_view.hpp"
 #include <type_traits>
 
+// CUDA's 16-bit float types are element types under nvcc (and with
+// STREAMDSL_WITH_CUDA_HEADERS under another compiler). They are only declared
+// here: cuda_fp16.h and cuda_bf16.h cost every nvcc translation unit ~0.6 s
+// (docs/benchmarks.md, "Compile time"), so a program that uses them includes
+// them itself; the executors that need their definitions say so (CUDA) or
+// include them (host executor).
 #if defined(__CUDACC__) || defined(STREAMDSL_WITH_CUDA_HEADERS)
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+struct __half;
+struct __nv_bfloat16;
 #define STREAMDSL_HAS_HALF 1
 #endif
 

@@ -5,6 +5,12 @@
 
 #include <cmath>
 
+#include <streamdsl/dsl/dtype.hpp>
+#ifdef STREAMDSL_HAS_HALF  // streamdsl only declares the 16-bit float types
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
+
 #include "../executor_under_test.hpp"
 #include "host_test_support.hpp"
 

@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "../../detail/dyn_array.hpp"
+#include "../../detail/half_bits.hpp"
 #include "../../detail/owned_string.hpp"
 #include "../../detail/string_view.hpp"
 #include "../../detail/text.hpp"
@@ -250,20 +251,10 @@ class cuda_executor {
         return std::bit_cast<unsigned long long>(d);
       }
       case dtype::float64: return std::bit_cast<unsigned long long>(read(double{}));
-      default: {  // 16-bit floats: widen to double through float
-        unsigned short raw;
+      default: {  // 16-bit floats: widen to double (exact) from their bits
+        std::uint16_t raw;
         std::memcpy(&raw, v, 2);
-        float f;
-        // Through the _raw types: memcpy into __half trips g++'s -Wclass-memaccess.
-        if (t == dtype::float16) {
-          __half_raw h;
-          h.x = raw;
-          f = __half2float(__half(h));
-        } else {
-          __nv_bfloat16_raw h;
-          h.x = raw;
-          f = __bfloat162float(__nv_bfloat16(h));
-        }
+        const float f = t == dtype::float16 ? detail::half_bits_to_float(raw) : detail::bfloat16_bits_to_float(raw);
         return std::bit_cast<unsigned long long>(static_cast<double>(f));
       }
     }

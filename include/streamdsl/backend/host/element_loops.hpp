@@ -9,6 +9,12 @@
 #include <cstring>
 #include <type_traits>
 
+#include "../../dsl/dtype.hpp"
+#ifdef STREAMDSL_HAS_HALF  // the host executor computes with them: it needs their definitions
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
+
 #include "../../detail/element_ops.hpp"
 #include "../../detail/text.hpp"
 #include "../../diag/error.hpp"
