@@ -2,6 +2,7 @@
 // cuda_fp16.h's definitions; streamdsl only declares __half (the header costs
 // every translation unit a third of a second), and says which header to add.
 // needs: nvcc-only
+// expect: this program computes with __half: #include <cuda_fp16.h> in this file
 // expect-nvcc: this program computes with __half: #include <cuda_fp16.h> in this file
 #include <streamdsl/backend/cuda/cuda_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
