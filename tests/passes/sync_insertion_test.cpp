@@ -115,3 +115,30 @@ TEST_CASE("checked: of two back-to-back waits, the one the other implies goes", 
   STATIC_REQUIRE(plan.waits("main") == 1);
   STATIC_REQUIRE(plan.has_note("removed statement #5 `ea.wait()` on stream 'main': already implied by the waits next to it"));
 }
+
+TEST_CASE("automatic: inserted events never share a user event's name", "[sync_insertion]") {
+  // The user's events take the names the generated events used to get ("wait_stream<id>",
+  // "auto_sync<id>": ids 3 and 4 here); generated names now carry a "." that no user name can have.
+  constexpr auto prog = sd::program<sd::automatic>([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    auto z = p.output<float>("z");
+    auto side = p.stream("side");
+    auto e0 = p.event("wait_stream3");
+    auto e1 = p.event("auto_sync4");
+    auto e2 = p.event("e2");
+    sd::with_stream(side, [&] { y = x + 1; });
+    z = y * 2;                     // needs an inserted sync
+    p.main_stream().wait_stream(side);  // a wait_stream event
+    e0.record();
+    e1.record();
+    e2.record();
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.ir.events.size() == 5);
+  for (std::size_t a = 0; a < plan.ir.events.size(); ++a)
+    for (std::size_t b = a + 1; b < plan.ir.events.size(); ++b)
+      REQUIRE(!(plan.ir.event_name(static_cast<std::int32_t>(a)) == plan.ir.event_name(static_cast<std::int32_t>(b))));
+  STATIC_REQUIRE(plan.event_id("wait_stream3") == 0);
+  STATIC_REQUIRE(plan.event_id("auto_sync4") == 1);
+}
