@@ -113,6 +113,16 @@ struct plan_view {
     return storage[static_cast<std::size_t>(known_buffer(buffer))];
   }
   constexpr std::size_t slot_count() const { return slots.size(); }
+  // Whether any buffer, param or expression node has (or computes in) type t.
+  constexpr bool uses_type(dtype t) const {
+    for (const auto& b : ir.buffers)
+      if (b.type == t) return true;
+    for (const auto& q : ir.params)
+      if (q.type == t) return true;
+    for (const auto& n : ir.nodes)
+      if (n.type == t || n.compute == t) return true;
+    return false;
+  }
   // Workspace bytes for temps, given each domain's extent (256-byte aligned slots).
   constexpr std::size_t workspace_bytes(detail::array_view<std::size_t> domain_extents) const {
     std::size_t total = 0;

@@ -80,22 +80,12 @@ struct dependent_type {
 template <class T, class Program>
 concept defined_for = requires { sizeof(typename dependent_type<T, Program>::type); };
 
-constexpr bool uses_type(const plan_view& plan, dtype t) {
-  for (const auto& b : plan.ir.buffers)
-    if (b.type == t) return true;
-  for (const auto& q : plan.ir.params)
-    if (q.type == t) return true;
-  for (const auto& n : plan.ir.nodes)
-    if (n.type == t || n.compute == t) return true;
-  return false;
-}
-
 template <class Program, std::size_t... K>
 constexpr detail::fixed_array<launch_fn, sizeof...(K)> make_launchers(std::index_sequence<K...>) {
-  static_assert(!uses_type(Program::plan(), dtype::float16) || defined_for<__half, Program>,
+  static_assert(!Program::plan().uses_type(dtype::float16) || defined_for<__half, Program>,
                 "streamdsl: this program computes with __half: #include <cuda_fp16.h> in this file (streamdsl "
                 "only declares __half; its header costs every translation unit ~0.3 s under nvcc)");
-  static_assert(!uses_type(Program::plan(), dtype::bfloat16) || defined_for<__nv_bfloat16, Program>,
+  static_assert(!Program::plan().uses_type(dtype::bfloat16) || defined_for<__nv_bfloat16, Program>,
                 "streamdsl: this program computes with __nv_bfloat16: #include <cuda_bf16.h> in this file "
                 "(streamdsl only declares __nv_bfloat16; its header costs every translation unit ~0.3 s under nvcc)");
   return {&launch<Program, K>...};

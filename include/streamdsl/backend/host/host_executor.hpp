@@ -54,13 +54,7 @@ constexpr bool host_can_run(const plan_view& plan) {
   (void)plan;
   return true;
 #else
-  for (const auto& b : plan.ir.buffers)
-    if (is_half_type(b.type)) return false;
-  for (const auto& p : plan.ir.params)
-    if (is_half_type(p.type)) return false;
-  for (const auto& n : plan.ir.nodes)
-    if (is_half_type(n.type) || is_half_type(n.compute)) return false;
-  return true;
+  return !plan.uses_type(dtype::float16) && !plan.uses_type(dtype::bfloat16);
 #endif
 }
 
