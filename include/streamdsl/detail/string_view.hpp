@@ -47,8 +47,6 @@ class string_view {
   constexpr std::size_t size() const { return size_; }
   constexpr bool empty() const { return size_ == 0; }
   constexpr char operator[](std::size_t i) const { return data_[i]; }
-  constexpr char front() const { return data_[0]; }
-  constexpr char back() const { return data_[size_ - 1]; }
   constexpr const char* begin() const { return data_; }
   constexpr const char* end() const { return data_ + size_; }
   // Clamped like std::string_view::substr, without its exception.
