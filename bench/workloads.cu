@@ -59,22 +59,26 @@ void time_on(benchmark::State& state, cudaStream_t stream, double bytes, F&& bod
 // ---------------------------------------------------------------- baseline
 void bm_memcpy(benchmark::State& state) {
   device_buffer a(big_n), b(big_n);
-  time_on(state, nullptr, 2.0 * big_n * sizeof(float),
-          [&] { check(cudaMemcpyAsync(b.ptr, a.ptr, big_n * sizeof(float), cudaMemcpyDeviceToDevice, nullptr), "memcpy"); });
+  time_on(state, nullptr, 2.0 * big_n * sizeof(float), [&] {
+    check(cudaMemcpyAsync(b.ptr, a.ptr, big_n * sizeof(float), cudaMemcpyDeviceToDevice, nullptr), "memcpy");
+  });
 }
 BENCHMARK(bm_memcpy)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // ---------------------------------------------------------------- raw CUDA kernels
 __global__ void raw_add1(const float* x, float* y, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
     y[i] = x[i] + 1.0f;
 }
 __global__ void raw_mul2(const float* y, float* z, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
     z[i] = y[i] * 2.0f;
 }
 __global__ void raw_seed_fused(const float* x, float* y, float* z, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
     const float v = x[i] + 1.0f;
     y[i] = v;
     z[i] = v * 2.0f;
@@ -182,13 +186,15 @@ template <int K>
 inline constexpr auto chain_unfused = sd::program<sd::no_fusion>(chain_lambda<K>());
 
 __global__ void raw_affine(const float* in, float* out, float mul, float add, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
     out[i] = in[i] * mul + add;
 }
 
 template <int K>
 __global__ void raw_chain_fused(const float* x, float* y, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
     float v = x[i] * 1.0001f;
 #pragma unroll
     for (int k = 1; k < K - 1; ++k) v = (k % 2 == 1) ? v + 0.5f : v * 0.999f;
@@ -202,7 +208,8 @@ void bm_chain_streamdsl(benchmark::State& state) {
   device_buffer x(big_n), y(big_n);
   sd::cuda_executor ex;
   time_on(state, nullptr, 2.0 * big_n * sizeof(float), [&] {
-    ex.run(chain_fused<K>, sd::bind("x", static_cast<const float*>(x.ptr), big_n), sd::bind("y", y.ptr, big_n));
+    ex.run(chain_fused<K>, sd::bind("x", static_cast<const float*>(x.ptr), big_n),
+           sd::bind("y", y.ptr, big_n));
   });
 }
 
@@ -213,7 +220,8 @@ void bm_chain_streamdsl_unfused(benchmark::State& state) {
   device_buffer x(big_n), y(big_n);
   sd::cuda_executor ex;
   time_on(state, nullptr, 2.0 * K * big_n * sizeof(float), [&] {
-    ex.run(chain_unfused<K>, sd::bind("x", static_cast<const float*>(x.ptr), big_n), sd::bind("y", y.ptr, big_n));
+    ex.run(chain_unfused<K>, sd::bind("x", static_cast<const float*>(x.ptr), big_n),
+           sd::bind("y", y.ptr, big_n));
   });
 }
 
@@ -221,7 +229,8 @@ template <int K>
 void bm_chain_raw_fused(benchmark::State& state) {
   device_buffer x(big_n), y(big_n);
   const int blocks = raw_blocks();
-  time_on(state, nullptr, 2.0 * big_n * sizeof(float), [&] { raw_chain_fused<K><<<blocks, 256>>>(x.ptr, y.ptr, big_n); });
+  time_on(state, nullptr, 2.0 * big_n * sizeof(float),
+          [&] { raw_chain_fused<K><<<blocks, 256>>>(x.ptr, y.ptr, big_n); });
 }
 
 template <int K>
@@ -288,7 +297,8 @@ constexpr auto two_chains_outputs = sd::program(two_chains_lambda<false>());
 static_assert(two_chains_temps.plan().kernel_count() == 1);
 
 __global__ void raw_chain_a(const float* x, float* a, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
     float v = fmaxf(x[i] * 1.5f + 0.25f, 0.f);
     v = fminf(v * 0.75f - 0.125f, 4.0f);
     v = fabsf(v) * 1.0001f + 0.5f;
@@ -296,7 +306,8 @@ __global__ void raw_chain_a(const float* x, float* a, long long n) {
   }
 }
 __global__ void raw_chain_b(const float* x, float* b, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
     const float xi = x[i];
     float v = fmaxf(xi * 0.5f - 0.25f, -2.0f);
     v = fmaxf(v + 0.125f, 0.f) * 1.25f;
@@ -305,7 +316,8 @@ __global__ void raw_chain_b(const float* x, float* b, long long n) {
   }
 }
 __global__ void raw_join(const float* a, const float* b, float* out, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
     out[i] = a[i] + b[i];
 }
 
@@ -313,7 +325,8 @@ void bm_two_chains_streamdsl(benchmark::State& state) {
   device_buffer x(big_n), out(big_n);
   sd::cuda_executor ex;
   time_on(state, nullptr, 2.0 * big_n * sizeof(float), [&] {
-    ex.run(two_chains_temps, sd::bind("x", static_cast<const float*>(x.ptr), big_n), sd::bind("out", out.ptr, big_n));
+    ex.run(two_chains_temps, sd::bind("x", static_cast<const float*>(x.ptr), big_n),
+           sd::bind("out", out.ptr, big_n));
   });
 }
 BENCHMARK(bm_two_chains_streamdsl)->UseManualTime()->Unit(benchmark::kMillisecond);
@@ -322,8 +335,8 @@ void bm_two_chains_outputs_streamdsl(benchmark::State& state) {
   device_buffer x(big_n), a(big_n), b(big_n), out(big_n);
   sd::cuda_executor ex;
   time_on(state, nullptr, 7.0 * big_n * sizeof(float), [&] {
-    ex.run(two_chains_outputs, sd::bind("x", static_cast<const float*>(x.ptr), big_n), sd::bind("a", a.ptr, big_n),
-           sd::bind("b", b.ptr, big_n), sd::bind("out", out.ptr, big_n));
+    ex.run(two_chains_outputs, sd::bind("x", static_cast<const float*>(x.ptr), big_n),
+           sd::bind("a", a.ptr, big_n), sd::bind("b", b.ptr, big_n), sd::bind("out", out.ptr, big_n));
   });
 }
 BENCHMARK(bm_two_chains_outputs_streamdsl)->UseManualTime()->Unit(benchmark::kMillisecond);
@@ -423,7 +436,8 @@ void bm_small_ops_streamdsl(benchmark::State& state) {
   small_buffers buf;
   const auto bindings = buf.bindings();
   sd::cuda_executor ex;
-  time_on(state, nullptr, 2.0 * small_chains * small_n * sizeof(float), [&] { ex.run_bound(small_ops, bindings); });
+  time_on(state, nullptr, 2.0 * small_chains * small_n * sizeof(float),
+          [&] { ex.run_bound(small_ops, bindings); });
 }
 BENCHMARK(bm_small_ops_streamdsl)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
@@ -438,13 +452,15 @@ BENCHMARK(bm_small_ops_streamdsl_graph)->UseManualTime()->Unit(benchmark::kMicro
 
 // Raw CUDA: the same work unfused, one kernel per op, on 4 streams, captured into a graph.
 __global__ void raw_small_op(const float* in, float* out, int which, long long n) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
     const float v = in[i];
     out[i] = which == 0 ? v * 2.0f : which == 1 ? v + 1.0f : which == 2 ? fmaxf(v, 0.f) : v * 0.5f;
   }
 }
 
-void issue_small_raw(const small_buffers& buf, float* const* tmp, cudaStream_t* streams, cudaEvent_t* events) {
+void issue_small_raw(const small_buffers& buf, float* const* tmp, cudaStream_t* streams,
+                     cudaEvent_t* events) {
   const int blocks = static_cast<int>((small_n + 255) / 256);
   cudaEventRecord(events[0], streams[0]);
   for (int s = 1; s < 4; ++s) cudaStreamWaitEvent(streams[s], events[0], 0);

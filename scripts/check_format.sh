@@ -2,13 +2,13 @@
 # Checks that the C++ sources follow .clang-format (fails listing the files
 # that differ). With --fix, reformats them in place instead.
 #   bash scripts/check_format.sh [--fix]
-# CLANG_FORMAT selects the binary (default: clang-format). The result depends
-# on its version: this project's files are formatted with clang-format 14.
+# CLANG_FORMAT selects the binary (default: clang-format-14, which
+# scripts/deps.sh installs; the result depends on the version).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-clang_format=${CLANG_FORMAT:-clang-format}
+clang_format=${CLANG_FORMAT:-clang-format-14}
 if ! command -v "$clang_format" >/dev/null; then
-  echo "check_format: $clang_format not found (Debian package clang-format)" >&2
+  echo "check_format: $clang_format not found (Debian package clang-format-14; bash scripts/deps.sh installs it)" >&2
   exit 2
 fi
 

@@ -7,6 +7,8 @@ command -v g++ >/dev/null || need+=(g++)
 [ -f /usr/include/catch2/catch.hpp ] || need+=(catch2)
 command -v python3 >/dev/null || need+=(python3)
 [ -f /usr/include/benchmark/benchmark.h ] || need+=(libbenchmark-dev)
+# The format check is version-sensitive: the tree is formatted with clang-format 14.
+command -v clang-format-14 >/dev/null || need+=(clang-format-14)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   SUDO=""

@@ -12,6 +12,10 @@ jobs=$(nproc)
 start=$SECONDS
 summary=()
 
+# Formatting is checked, not claimed: every C++ file follows .clang-format.
+bash scripts/check_format.sh
+summary+=("format: clang-format-14 check passed")
+
 # ctest, with its "N% tests passed ..." line kept for the summary.
 run_ctest() {
   local label=$1 log

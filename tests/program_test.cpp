@@ -74,8 +74,10 @@ using automatic_seed = decltype(sd::program<sd::automatic>(seed_body));
 TEST_CASE("a program's plan is frozen at the exact sizes of one run of the passes", "[program]") {
   // sd::program runs the passes once, into arrays bounded from the IR, then
   // keeps the plan at its exact sizes: the same sizes a run at run time gives.
-  STATIC_REQUIRE(automatic_seed::sizes == sd::sizes_of(sd::passes::schedule(sd::build_ir(seed_body), sd::automatic)));
-  STATIC_REQUIRE(sd::fits_within(automatic_seed::sizes, sd::bounds_of(sd::build_ir(seed_body), sd::automatic)));
+  STATIC_REQUIRE(automatic_seed::sizes ==
+                 sd::sizes_of(sd::passes::schedule(sd::build_ir(seed_body), sd::automatic)));
+  STATIC_REQUIRE(
+      sd::fits_within(automatic_seed::sizes, sd::bounds_of(sd::build_ir(seed_body), sd::automatic)));
   STATIC_REQUIRE(automatic_seed::plan().kernel_count() == 2);
   STATIC_REQUIRE(automatic_seed::storage.used == automatic_seed::sizes);
 }

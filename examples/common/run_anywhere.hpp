@@ -4,10 +4,9 @@
 // executor. Examples use it so one source runs everywhere.
 #include <cstdio>
 #include <span>
-#include <vector>
-
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
+#include <vector>
 #if defined(__CUDACC__)
 #include <streamdsl/backend/cuda/cuda_executor.hpp>
 #endif

@@ -18,7 +18,7 @@ constexpr auto seed = sd::program([](sd::builder& p) {
     y = x + 1;   // runs on the side stream
     e.record();  // record on the side stream
   });
-  e.wait();  // the main stream waits for e
+  e.wait();   // the main stream waits for e
   z = y * 2;  // consumer on the main stream
 });
 
@@ -40,7 +40,9 @@ int main() {
     mismatches += y[i] != want_y || z[i] != want_z;
   }
   std::printf("\nran on %s, n = %zu\n", where, n);
-  for (std::size_t i = 0; i < 4; ++i) std::printf("  x[%zu] = %-6g y[%zu] = %-6g z[%zu] = %g\n", i, x[i], i, y[i], i, z[i]);
-  std::printf("results %s the reference (%zu mismatches)\n", mismatches == 0 ? "match" : "DO NOT match", mismatches);
+  for (std::size_t i = 0; i < 4; ++i)
+    std::printf("  x[%zu] = %-6g y[%zu] = %-6g z[%zu] = %g\n", i, x[i], i, y[i], i, z[i]);
+  std::printf("results %s the reference (%zu mismatches)\n", mismatches == 0 ? "match" : "DO NOT match",
+              mismatches);
   return mismatches == 0 ? 0 : 1;
 }

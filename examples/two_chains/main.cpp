@@ -7,11 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <utility>
-#include <vector>
-
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
+#include <utility>
+#include <vector>
 
 constexpr auto two_chains = sd::program([](sd::builder& p) {
   auto a = p.input<float>("a");

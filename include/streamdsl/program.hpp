@@ -18,8 +18,9 @@ namespace detail {
 struct invalid_program {};
 
 template <class F>
-concept program_lambda = std::is_empty_v<F> && std::is_default_constructible_v<F> && std::invocable<F, builder&>;
-}
+concept program_lambda =
+    std::is_empty_v<F> && std::is_default_constructible_v<F> && std::invocable<F, builder&>;
+}  // namespace detail
 
 // The program's IR as written, before any pass (for testing passes alone).
 template <detail::program_lambda F>

@@ -8,10 +8,9 @@
 //   ex.run(program, sd::bind("x", x), sd::bind("y", y));
 #include <cstddef>
 #include <span>
+#include <streamdsl/streamdsl.hpp>
 #include <type_traits>
 #include <vector>
-
-#include <streamdsl/streamdsl.hpp>
 #if defined(__CUDACC__)
 #include <streamdsl/backend/cuda/cuda_executor.hpp>
 #else
@@ -54,9 +53,11 @@ class device_copies {
       void* d = nullptr;
       sd::cuda_detail::check(cudaMalloc(&d, bytes > 0 ? bytes : 1), "cudaMalloc");
       memory_.push_back(d);
-      if (bytes > 0) sd::cuda_detail::check(cudaMemcpy(d, b.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+      if (bytes > 0)
+        sd::cuda_detail::check(cudaMemcpy(d, b.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
       // A null host pointer (an empty buffer) stays null on the device too.
-      device_.push_back(sd::binding::buffer(b.name(), b.type(), b.data() ? d : nullptr, b.size(), b.read_only()));
+      device_.push_back(
+          sd::binding::buffer(b.name(), b.type(), b.data() ? d : nullptr, b.size(), b.read_only()));
     }
   }
   ~device_copies() {
@@ -92,7 +93,7 @@ class device_copies {
 class executor {
  public:
   template <class Program, class... Bindings>
-    requires(std::is_constructible_v<sd::binding, Bindings &&> && ...)
+    requires(std::is_constructible_v<sd::binding, Bindings&&>&&...)
   void run(const Program& program, Bindings&&... bindings) {
     const sd::binding list[] = {sd::binding(static_cast<Bindings&&>(bindings))...};
     run(program, std::span<const sd::binding>(list, sizeof...(Bindings)));

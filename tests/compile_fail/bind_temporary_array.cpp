@@ -3,10 +3,9 @@
 // temporary span (a view with an extent) may be bound.
 // expect: sd::bind of a temporary container
 // expect-nvcc: sd::bind of a temporary container
+#include <array>
 #include <streamdsl/backend/bindings.hpp>
 #include <streamdsl/streamdsl.hpp>
-
-#include <array>
 
 int main() {
   const auto b = sd::bind("x", std::array<float, 4>{1, 2, 3, 4});

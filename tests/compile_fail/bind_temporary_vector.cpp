@@ -5,7 +5,6 @@
 // expect-nvcc: sd::bind of a temporary container
 #include <streamdsl/backend/bindings.hpp>
 #include <streamdsl/streamdsl.hpp>
-
 #include <vector>
 
 int main() {

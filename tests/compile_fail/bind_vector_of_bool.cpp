@@ -5,7 +5,6 @@
 // expect-nvcc: std::vector<bool> packs its bits and has no bool array
 #include <streamdsl/backend/bindings.hpp>
 #include <streamdsl/streamdsl.hpp>
-
 #include <vector>
 
 int main() {

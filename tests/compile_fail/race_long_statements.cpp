@@ -22,7 +22,7 @@ constexpr auto bad = sd::program([](sd::builder& p) {
                   sd::exp(weights) / (sd::abs(gradients) + 1.0f);
   });
   sd::with_stream(compute, [&] {
-    activations = sd::relu(weights * gradients + 1.0f) - sd::sqrt(sd::abs(weights) + sd::abs(gradients)) *
-                                                             sd::cos(weights) * sd::sin(gradients);
+    activations = sd::relu(weights * gradients + 1.0f) -
+                  sd::sqrt(sd::abs(weights) + sd::abs(gradients)) * sd::cos(weights) * sd::sin(gradients);
   });
 });

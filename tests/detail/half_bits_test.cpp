@@ -1,11 +1,9 @@
 // detail::half_bits_to_float / bfloat16_bits_to_float against an independent
 // formula, for every one of the 65536 bit patterns.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-
 #include <streamdsl/detail/half_bits.hpp>
 
 using streamdsl::detail::bfloat16_bits_to_float;
@@ -26,7 +24,7 @@ TEST_CASE("half_bits_to_float: known values", "[detail][half]") {
   STATIC_REQUIRE(half_bits_to_float(0x3c00) == 1.0f);
   STATIC_REQUIRE(half_bits_to_float(0xc000) == -2.0f);
   STATIC_REQUIRE(half_bits_to_float(0x7bff) == 65504.0f);
-  STATIC_REQUIRE(half_bits_to_float(0x0001) == 0x1p-24f);  // smallest subnormal
+  STATIC_REQUIRE(half_bits_to_float(0x0001) == 0x1p-24f);      // smallest subnormal
   STATIC_REQUIRE(half_bits_to_float(0x03ff) == 0x1.ff8p-15f);  // largest subnormal
   STATIC_REQUIRE(half_bits_to_float(0x7c00) == INFINITY);
   STATIC_REQUIRE(bfloat16_bits_to_float(0x3f80) == 1.0f);
@@ -42,7 +40,8 @@ TEST_CASE("half_bits_to_float: every bit pattern", "[detail][half]") {
   for (unsigned bits = 0; bits < 65536; ++bits) {
     const float got = half_bits_to_float(static_cast<std::uint16_t>(bits));
     const double want = half_reference(bits);
-    const bool same = std::isnan(want) ? std::isnan(got) : (got == want && std::signbit(got) == std::signbit(want));
+    const bool same =
+        std::isnan(want) ? std::isnan(got) : (got == want && std::signbit(got) == std::signbit(want));
     mismatches += same ? 0 : 1;
   }
   REQUIRE(mismatches == 0);

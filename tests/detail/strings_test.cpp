@@ -1,15 +1,13 @@
 // sd::string_view and sd::owned_string: the standard string types' behaviour
 // that streamdsl relies on, without their headers.
 #include <catch2/catch.hpp>
-
 #include <iomanip>
 #include <sstream>
-#include <string>
-#include <string_view>
-
 #include <streamdsl/detail/owned_string.hpp>
 #include <streamdsl/detail/string_view.hpp>
 #include <streamdsl/streamdsl.hpp>
+#include <string>
+#include <string_view>
 
 using streamdsl::detail::owned_string;
 using streamdsl::detail::string_view;
@@ -38,7 +36,7 @@ TEST_CASE("string_view: find, substr, starts_with", "[detail][strings]") {
   STATIC_REQUIRE(string_view("ab").find("abc") == string_view::npos);
   STATIC_REQUIRE(t.substr(7, 4) == "side");
   STATIC_REQUIRE(t.substr(13) == "k0");
-  STATIC_REQUIRE(t.substr(99).empty());       // clamped, no exception
+  STATIC_REQUIRE(t.substr(99).empty());      // clamped, no exception
   STATIC_REQUIRE(t.substr(13, 99) == "k0");  // clamped
   STATIC_REQUIRE(t.starts_with("stream"));
   STATIC_REQUIRE(!t.starts_with("side"));
@@ -98,4 +96,3 @@ TEST_CASE("to_string and to_dot convert to std::string", "[detail][strings]") {
   REQUIRE(printed.str() == text);
   REQUIRE(std::string(prog.to_dot().c_str()).find("digraph") != std::string::npos);
 }
-

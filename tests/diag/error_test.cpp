@@ -1,9 +1,7 @@
 // sd::error and its kinds: std::exceptions whose copies keep the message.
 #include <catch2/catch.hpp>
-
-#include <string>
-
 #include <streamdsl/diag/error.hpp>
+#include <string>
 
 namespace sd = streamdsl;
 

@@ -15,11 +15,11 @@ constexpr auto seed = sd::program([](sd::builder& p) {
   auto side = p.stream("side");
   auto e = p.event("e");
   sd::with_stream(side, [&] {
-    y = x + 1;    // runs on the side stream
-    e.record();   // record on the side stream
+    y = x + 1;   // runs on the side stream
+    e.record();  // record on the side stream
   });
-  e.wait();       // the main stream waits for e
-  z = y * 2;      // consumer on the main stream
+  e.wait();   // the main stream waits for e
+  z = y * 2;  // consumer on the main stream
 });
 // END SNIPPET
 
@@ -51,8 +51,14 @@ constexpr auto two_chains = sd::program([](sd::builder& p) {
   auto s2 = p.stream("s2");
   auto e1 = p.event("e1");
   auto e2 = p.event("e2");
-  sd::with_stream(s1, [&] { a = sd::relu(x * 2 + 1); e1.record(); });
-  sd::with_stream(s2, [&] { b = sd::abs(x * 3 - 1); e2.record(); });
+  sd::with_stream(s1, [&] {
+    a = sd::relu(x * 2 + 1);
+    e1.record();
+  });
+  sd::with_stream(s2, [&] {
+    b = sd::abs(x * 3 - 1);
+    e2.record();
+  });
   e1.wait();
   e2.wait();
   out = a + b;

@@ -46,9 +46,9 @@ TEST_CASE("a literal may be stored in a buffer of its category or a higher one",
     auto y = p.output<float>("y");
     auto i = p.output<std::int32_t>("i");
     auto b = p.output<bool>("b");
-    y = 2.5;                 // double literal into float: fine, literals are weak
-    i = std::int64_t{3};     // int64 literal into int32
-    y = 1;                   // int literal into float
+    y = 2.5;              // double literal into float: fine, literals are weak
+    i = std::int64_t{3};  // int64 literal into int32
+    y = 1;                // int literal into float
     b = true;
     return p.ir.ok();
   }();

@@ -34,13 +34,16 @@
 #if defined(_GLIBCXX_ARRAY)
 #error "streamdsl includes <array>"
 #endif
-#if defined(_GLIBCXX_TUPLE) || defined(_GLIBCXX_MEMORY) || defined(_GLIBCXX_FUNCTIONAL) || defined(_GLIBCXX_ALGORITHM)
+#if defined(_GLIBCXX_TUPLE) || defined(_GLIBCXX_MEMORY) || defined(_GLIBCXX_FUNCTIONAL) || \
+    defined(_GLIBCXX_ALGORITHM)
 #error "streamdsl includes <tuple>, <memory>, <functional> or <algorithm>"
 #endif
-#if defined(_GLIBCXX_OSTREAM) || defined(_GLIBCXX_ISTREAM) || defined(_GLIBCXX_SSTREAM) || defined(_GLIBCXX_IOSFWD)
+#if defined(_GLIBCXX_OSTREAM) || defined(_GLIBCXX_ISTREAM) || defined(_GLIBCXX_SSTREAM) || \
+    defined(_GLIBCXX_IOSFWD)
 #error "streamdsl includes an iostream header"
 #endif
-#if defined(_GLIBCXX_MAP) || defined(_GLIBCXX_UNORDERED_MAP) || defined(_GLIBCXX_VARIANT) || defined(_GLIBCXX_RANGES)
+#if defined(_GLIBCXX_MAP) || defined(_GLIBCXX_UNORDERED_MAP) || defined(_GLIBCXX_VARIANT) || \
+    defined(_GLIBCXX_RANGES)
 #error "streamdsl includes <map>, <unordered_map>, <variant> or <ranges>"
 #endif
 #if defined(_GLIBCXX_FORMAT) || defined(_GLIBCXX_CHRONO)

@@ -14,12 +14,12 @@ constexpr auto pipeline = [](sd::builder& p) {
   auto s1 = p.stream("s1");
   auto e = p.event("e");
   sd::with_stream(s1, [&] {
-    a = x + 1;    // #0
-    e.record();   // #1
+    a = x + 1;   // #0
+    e.record();  // #1
   });
-  b = x * 2;      // #2 (main, concurrent with #0)
-  e.wait();       // #3
-  b = a + b;      // #4 (after #0 through e)
+  b = x * 2;  // #2 (main, concurrent with #0)
+  e.wait();   // #3
+  b = a + b;  // #4 (after #0 through e)
 };
 
 constexpr bool ordered(auto program, int a, int b) {
@@ -30,12 +30,12 @@ constexpr bool ordered(auto program, int a, int b) {
 }  // namespace
 
 TEST_CASE("happens_before: program order, event edges, transitivity", "[passes][happens_before]") {
-  STATIC_REQUIRE(ordered(pipeline, 0, 1));    // program order on s1
-  STATIC_REQUIRE(ordered(pipeline, 2, 4));    // program order on main
-  STATIC_REQUIRE(ordered(pipeline, 0, 4));    // through the event
-  STATIC_REQUIRE(!ordered(pipeline, 0, 2));   // before the wait: concurrent
+  STATIC_REQUIRE(ordered(pipeline, 0, 1));   // program order on s1
+  STATIC_REQUIRE(ordered(pipeline, 2, 4));   // program order on main
+  STATIC_REQUIRE(ordered(pipeline, 0, 4));   // through the event
+  STATIC_REQUIRE(!ordered(pipeline, 0, 2));  // before the wait: concurrent
   STATIC_REQUIRE(!ordered(pipeline, 2, 0));
-  STATIC_REQUIRE(!ordered(pipeline, 4, 0));   // never backwards
+  STATIC_REQUIRE(!ordered(pipeline, 4, 0));  // never backwards
 }
 
 TEST_CASE("happens_before: a wait binds to the latest preceding record", "[passes][happens_before]") {
@@ -51,9 +51,9 @@ TEST_CASE("happens_before: a wait binds to the latest preceding record", "[passe
       e.record();  // #2 (rebinds e)
       c = x + 2;   // #3 (after the second record)
     });
-    e.wait();      // #4 binds to #2
+    e.wait();  // #4 binds to #2
     auto y = p.output<float>("y");
-    y = a * 2;     // #5
+    y = a * 2;  // #5
     (void)y;
   };
   STATIC_REQUIRE(ordered(rerecord, 1, 5));
@@ -68,8 +68,8 @@ TEST_CASE("happens_before: wait_stream orders everything issued so far", "[passe
     auto b = p.output<float>("b");
     auto s1 = p.stream("s1");
     sd::with_stream(s1, [&] { a = x + 1; });  // #0
-    p.main_stream().wait_stream(s1);           // #1
-    b = a * 2;                                 // #2
+    p.main_stream().wait_stream(s1);          // #1
+    b = a * 2;                                // #2
   };
   STATIC_REQUIRE(ordered(ws, 0, 2));
 }
@@ -95,7 +95,8 @@ TEST_CASE("find_race: reports the first unordered conflict", "[passes][races]") 
   STATIC_REQUIRE([] {
     const auto ir = sd::build_ir(racy);
     const auto v = sd::ir::view_of(ir);
-    return sd::passes::describe_race(v, sd::passes::find_race(v)).contains("race (read-after-write) on buffer 'y'");
+    return sd::passes::describe_race(v, sd::passes::find_race(v))
+        .contains("race (read-after-write) on buffer 'y'");
   }());
   STATIC_REQUIRE(sd::passes::find_race(sd::ir::view_of(sd::build_ir(pipeline))).buffer == -1);
 }

@@ -38,9 +38,13 @@ TEST_CASE("a temp used on two streams is not reused early", "[memory]") {
     auto done = p.event("done");
     t1 = x * 2;
     e.record();
-    sd::with_stream(side, [&] { e.wait(); a = t1 + 1; done.record(); });  // last use of t1, on side
-    b = t1 * 3;   // also reads t1 on main: t1 is used by two kernels
-    t2 = x + 5;   // main: not ordered after side's read of t1 -> must not share t1's slot
+    sd::with_stream(side, [&] {
+      e.wait();
+      a = t1 + 1;
+      done.record();
+    });          // last use of t1, on side
+    b = t1 * 3;  // also reads t1 on main: t1 is used by two kernels
+    t2 = x + 5;  // main: not ordered after side's read of t1 -> must not share t1's slot
     b = b + t2;
     done.wait();
   });
@@ -69,13 +73,20 @@ constexpr std::size_t reuse_slots() {
   auto done = p.event("done");
   t1 = x * 2;
   e.record();
-  sd::with_stream(side, [&] { e.wait(); a = t1 + 1; done.record(); });
+  sd::with_stream(side, [&] {
+    e.wait();
+    a = t1 + 1;
+    done.record();
+  });
   b = t1 * 3;
   if (OrderedReuse) done.wait();
   t2 = x + 5;
   f.record();
   c = t2 + 1;
-  sd::with_stream(side, [&] { f.wait(); y = t2 * 2; });
+  sd::with_stream(side, [&] {
+    f.wait();
+    y = t2 * 2;
+  });
   const auto m = sd::passes::schedule(static_cast<sd::ir::program&&>(p.ir), sd::checked);
   return m.ir.ok() ? m.slots.size() : 99;
 }

@@ -17,7 +17,10 @@ TEST_CASE("producer and consumer across two streams", "[scheduler]") {
     auto z = p.output<float>("z");
     auto side = p.stream("side");
     auto e = p.event("e");
-    sd::with_stream(side, [&] { y = x + 1; e.record(); });
+    sd::with_stream(side, [&] {
+      y = x + 1;
+      e.record();
+    });
     e.wait();
     z = y * 2;
   });
@@ -37,8 +40,14 @@ TEST_CASE("fan-out to two streams and join", "[scheduler]") {
     auto s2 = p.stream("s2");
     auto e1 = p.event("e1");
     auto e2 = p.event("e2");
-    sd::with_stream(s1, [&] { a = x * 2; e1.record(); });
-    sd::with_stream(s2, [&] { b = x * 3; e2.record(); });
+    sd::with_stream(s1, [&] {
+      a = x * 2;
+      e1.record();
+    });
+    sd::with_stream(s2, [&] {
+      b = x * 3;
+      e2.record();
+    });
     e1.wait();
     e2.wait();
     out = a + b;
@@ -64,8 +73,16 @@ TEST_CASE("diamond: main -> two streams -> main", "[scheduler]") {
     auto e2 = p.event("e2");
     t = x + 1;
     top.record();
-    sd::with_stream(s1, [&] { top.wait(); a = t * 2; e1.record(); });
-    sd::with_stream(s2, [&] { top.wait(); b = t * 3; e2.record(); });
+    sd::with_stream(s1, [&] {
+      top.wait();
+      a = t * 2;
+      e1.record();
+    });
+    sd::with_stream(s2, [&] {
+      top.wait();
+      b = t * 3;
+      e2.record();
+    });
     e1.wait();
     e2.wait();
     out = a + b;
@@ -86,11 +103,19 @@ TEST_CASE("ping-pong between two streams", "[scheduler]") {
     auto pong = p.event("pong");
     x = x + 1;
     ping.record();
-    sd::with_stream(side, [&] { ping.wait(); x = x * 2; pong.record(); });
+    sd::with_stream(side, [&] {
+      ping.wait();
+      x = x * 2;
+      pong.record();
+    });
     pong.wait();
     x = x - 3;
     ping.record();
-    sd::with_stream(side, [&] { ping.wait(); x = x * 4; pong.record(); });
+    sd::with_stream(side, [&] {
+      ping.wait();
+      x = x * 4;
+      pong.record();
+    });
     pong.wait();
     x = x + 5;
   });
@@ -117,9 +142,20 @@ TEST_CASE("four-stage pipeline over four streams", "[scheduler]") {
     auto e3 = p.event("e3");
     a = x + 1;
     e1.record();
-    sd::with_stream(s1, [&] { e1.wait(); b = a * 2; e2.record(); });
-    sd::with_stream(s2, [&] { e2.wait(); c = b - 3; e3.record(); });
-    sd::with_stream(s3, [&] { e3.wait(); d = c / 4; });
+    sd::with_stream(s1, [&] {
+      e1.wait();
+      b = a * 2;
+      e2.record();
+    });
+    sd::with_stream(s2, [&] {
+      e2.wait();
+      c = b - 3;
+      e3.record();
+    });
+    sd::with_stream(s3, [&] {
+      e3.wait();
+      d = c / 4;
+    });
   });
   constexpr auto plan = prog.plan();
   STATIC_REQUIRE(plan.kernel_count() == 4);
@@ -163,8 +199,14 @@ TEST_CASE("two streams waiting on the same event are both held back", "[schedule
     auto e = p.event("e");
     t = x * 2;
     e.record();
-    sd::with_stream(s1, [&] { e.wait(); a = t + 1; });
-    sd::with_stream(s2, [&] { e.wait(); b = t + 2; });
+    sd::with_stream(s1, [&] {
+      e.wait();
+      a = t + 1;
+    });
+    sd::with_stream(s2, [&] {
+      e.wait();
+      b = t + 2;
+    });
   });
   constexpr auto plan = prog.plan();
   STATIC_REQUIRE(plan.records("main") == 1);
@@ -246,7 +288,10 @@ TEST_CASE("an inout mutated on a side stream and read on main", "[scheduler]") {
     auto y = p.output<float>("y");
     auto side = p.stream("side");
     auto e = p.event("e");
-    sd::with_stream(side, [&] { acc = acc * 2; e.record(); });
+    sd::with_stream(side, [&] {
+      acc = acc * 2;
+      e.record();
+    });
     e.wait();
     y = acc + 1;
   });
@@ -263,7 +308,10 @@ TEST_CASE("redundant waits are removed and the dump says so", "[scheduler]") {
     auto b = p.output<float>("b");
     auto side = p.stream("side");
     auto e = p.event("e");
-    sd::with_stream(side, [&] { a = x + 1; e.record(); });
+    sd::with_stream(side, [&] {
+      a = x + 1;
+      e.record();
+    });
     e.wait();
     e.wait();  // already implied by the first wait
     b = a + 1;
@@ -331,8 +379,18 @@ constexpr auto two_chains() {
       auto b1 = p.temp<float>("b1");
       auto b2 = p.temp<float>("b2");
       auto b = p.temp<float>("b");
-      sd::with_stream(s1, [&] { a1 = x * 2; a2 = a1 + 1; a = sd::relu(a2); e1.record(); });
-      sd::with_stream(s2, [&] { b1 = x * 3; b2 = b1 - 1; b = sd::abs(b2); e2.record(); });
+      sd::with_stream(s1, [&] {
+        a1 = x * 2;
+        a2 = a1 + 1;
+        a = sd::relu(a2);
+        e1.record();
+      });
+      sd::with_stream(s2, [&] {
+        b1 = x * 3;
+        b2 = b1 - 1;
+        b = sd::abs(b2);
+        e2.record();
+      });
       e1.wait();
       e2.wait();
       out = a + b;
@@ -343,8 +401,18 @@ constexpr auto two_chains() {
       auto b1 = p.output<float>("b1");
       auto b2 = p.output<float>("b2");
       auto b = p.output<float>("b");
-      sd::with_stream(s1, [&] { a1 = x * 2; a2 = a1 + 1; a = sd::relu(a2); e1.record(); });
-      sd::with_stream(s2, [&] { b1 = x * 3; b2 = b1 - 1; b = sd::abs(b2); e2.record(); });
+      sd::with_stream(s1, [&] {
+        a1 = x * 2;
+        a2 = a1 + 1;
+        a = sd::relu(a2);
+        e1.record();
+      });
+      sd::with_stream(s2, [&] {
+        b1 = x * 3;
+        b2 = b1 - 1;
+        b = sd::abs(b2);
+        e2.record();
+      });
       e1.wait();
       e2.wait();
       out = a + b;
@@ -378,7 +446,10 @@ TEST_CASE("relaxed placement computes the seed's y and z in one kernel", "[sched
     auto z = p.output<float>("z");
     auto side = p.stream("side");
     auto e = p.event("e");
-    sd::with_stream(side, [&] { y = x + 1; e.record(); });
+    sd::with_stream(side, [&] {
+      y = x + 1;
+      e.record();
+    });
     e.wait();
     z = y * 2;
   };
@@ -402,8 +473,14 @@ TEST_CASE("a temp read by two kernels stays in memory", "[scheduler][memory]") {
     auto e = p.event("e");
     t = x * 2;
     e.record();
-    sd::with_stream(s1, [&] { e.wait(); a = t + 1; });
-    sd::with_stream(s2, [&] { e.wait(); b = t + 2; });
+    sd::with_stream(s1, [&] {
+      e.wait();
+      a = t + 1;
+    });
+    sd::with_stream(s2, [&] {
+      e.wait();
+      b = t + 2;
+    });
   });
   constexpr auto plan = prog.plan();
   STATIC_REQUIRE(plan.kernel_count() == 3);

@@ -42,9 +42,12 @@ TEST_CASE("automatic: write-after-read and an already ordered pair", "[sync_inse
     auto side = p.stream("side");
     auto e = p.event("e");
     sd::with_stream(side, [&] { a = x * 2; });  // reads x
-    x = x + 1;                                   // main writes x: WAR, needs a sync
+    x = x + 1;                                  // main writes x: WAR, needs a sync
     e.record();
-    sd::with_stream(side, [&] { e.wait(); b = x * 3; });  // user sync already orders it
+    sd::with_stream(side, [&] {
+      e.wait();
+      b = x * 3;
+    });  // user sync already orders it
   });
   constexpr auto plan = prog.plan();
   STATIC_REQUIRE(plan.waits("main") == 1);
@@ -85,8 +88,14 @@ TEST_CASE("automatic: a fan-in needs no wait that another wait of the group impl
     auto a = p.stream("a");
     auto b = p.stream("b");
     auto e = p.event("e");
-    sd::with_stream(a, [&] { x = in + 1; e.record(); });
-    sd::with_stream(b, [&] { e.wait(); y = in * 2; });
+    sd::with_stream(a, [&] {
+      x = in + 1;
+      e.record();
+    });
+    sd::with_stream(b, [&] {
+      e.wait();
+      y = in * 2;
+    });
     z = x + y;
   });
   constexpr auto plan = prog.plan();
@@ -105,15 +114,23 @@ TEST_CASE("checked: of two back-to-back waits, the one the other implies goes", 
     auto b = p.stream("b");
     auto ea = p.event("ea");
     auto eb = p.event("eb");
-    sd::with_stream(a, [&] { x = in + 1; ea.record(); });
-    sd::with_stream(b, [&] { ea.wait(); y = in * 2; eb.record(); });
+    sd::with_stream(a, [&] {
+      x = in + 1;
+      ea.record();
+    });
+    sd::with_stream(b, [&] {
+      ea.wait();
+      y = in * 2;
+      eb.record();
+    });
     ea.wait();  // #5: implied by #6, which waits for b after b waited for ea
     eb.wait();  // #6
     z = x + y;
   });
   constexpr auto plan = prog.plan();
   STATIC_REQUIRE(plan.waits("main") == 1);
-  STATIC_REQUIRE(plan.has_note("removed statement #5 `ea.wait()` on stream 'main': already implied by the waits next to it"));
+  STATIC_REQUIRE(plan.has_note(
+      "removed statement #5 `ea.wait()` on stream 'main': already implied by the waits next to it"));
 }
 
 TEST_CASE("automatic: inserted events never share a user event's name", "[sync_insertion]") {
@@ -128,7 +145,7 @@ TEST_CASE("automatic: inserted events never share a user event's name", "[sync_i
     auto e1 = p.event("auto_sync4");
     auto e2 = p.event("e2");
     sd::with_stream(side, [&] { y = x + 1; });
-    z = y * 2;                     // needs an inserted sync
+    z = y * 2;                          // needs an inserted sync
     p.main_stream().wait_stream(side);  // a wait_stream event
     e0.record();
     e1.record();
@@ -138,7 +155,8 @@ TEST_CASE("automatic: inserted events never share a user event's name", "[sync_i
   STATIC_REQUIRE(plan.ir.events.size() == 5);
   for (std::size_t a = 0; a < plan.ir.events.size(); ++a)
     for (std::size_t b = a + 1; b < plan.ir.events.size(); ++b)
-      REQUIRE(!(plan.ir.event_name(static_cast<std::int32_t>(a)) == plan.ir.event_name(static_cast<std::int32_t>(b))));
+      REQUIRE(!(plan.ir.event_name(static_cast<std::int32_t>(a)) ==
+                plan.ir.event_name(static_cast<std::int32_t>(b))));
   STATIC_REQUIRE(plan.event_id("wait_stream3") == 0);
   STATIC_REQUIRE(plan.event_id("auto_sync4") == 1);
 }

@@ -3,9 +3,8 @@
 // under test (host in g++ builds, CUDA in nvcc builds) and compared bit for
 // bit with the sequential reference and, on the GPU, with the host executor.
 #include <span>
-#include <string>
-
 #include <streamdsl/backend/host/host_executor.hpp>
+#include <string>
 
 #include "../backend/executor_under_test.hpp"
 #include "constexpr_generator.hpp"

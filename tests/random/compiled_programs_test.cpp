@@ -4,12 +4,11 @@
 // of the same generator at run time; nvcc builds (tests/backend/cuda/
 // random_programs_*_test.cu, which set the seed range) run them on the GPU
 // and compare with both the reference and the host executor.
-#include <catch2/catch.hpp>
+#include "compiled_programs.hpp"
 
+#include <catch2/catch.hpp>
 #include <iostream>
 #include <utility>
-
-#include "compiled_programs.hpp"
 
 #ifndef STREAMDSL_COMPILED_FIRST_SEED
 #define STREAMDSL_COMPILED_FIRST_SEED 0
@@ -34,7 +33,8 @@ std::string check_seeds(std::integer_sequence<unsigned, I...>) {
 TEST_CASE("compile-time random programs match the sequential reference", "[random][compiled]") {
   const auto report = check_seeds(std::make_integer_sequence<unsigned, STREAMDSL_COMPILED_SEEDS>{});
   std::cout << "compile-time random programs on " << backend_test::backend_name << ": seeds "
-            << STREAMDSL_COMPILED_FIRST_SEED << " to " << STREAMDSL_COMPILED_FIRST_SEED + STREAMDSL_COMPILED_SEEDS - 1
+            << STREAMDSL_COMPILED_FIRST_SEED << " to "
+            << STREAMDSL_COMPILED_FIRST_SEED + STREAMDSL_COMPILED_SEEDS - 1
             << (report.empty() ? ", all match\n" : ", MISMATCHES:\n") << report;
   CHECK(report.empty());
 }
@@ -42,13 +42,15 @@ TEST_CASE("compile-time random programs match the sequential reference", "[rando
 #if !defined(__CUDACC__)
 // The constexpr generator run at run time: every sd::checked program is
 // race-free (it schedules), and each matches the reference on the host executor.
-TEST_CASE("the constexpr generator at run time: programs schedule and match the reference", "[random][compiled]") {
+TEST_CASE("the constexpr generator at run time: programs schedule and match the reference",
+          "[random][compiled]") {
   sd::host_executor host;
   int mismatches = 0;
   for (std::uint64_t seed = 0; seed < 400; ++seed) {
     const auto g = rt::compiled::runtime_program(seed);
     const auto result = rt::run_and_compare(g, host, seed);
-    if (!result.matches && ++mismatches <= 3) std::cout << "seed " << seed << ": " << result.why << '\n' << g.describe();
+    if (!result.matches && ++mismatches <= 3)
+      std::cout << "seed " << seed << ": " << result.why << '\n' << g.describe();
   }
   CHECK(mismatches == 0);
 }

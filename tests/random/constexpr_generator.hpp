@@ -14,7 +14,6 @@
 // they need (tracked with vector clocks); sd::automatic programs leave some
 // out for the scheduler.
 #include <cstdint>
-
 #include <streamdsl/streamdsl.hpp>
 
 namespace streamdsl::random_test::compiled {
@@ -167,7 +166,8 @@ class program_writer {
     int n = 0;
     for (int id = 0; id < static_cast<int>(p_.ir.buffers.size()); ++id) {
       const int d = domain_of(id);
-      if (p_.ir.buffers[static_cast<std::size_t>(id)].type == dtype::float32 && (d == domain || d < 0) && readable(id))
+      if (p_.ir.buffers[static_cast<std::size_t>(id)].type == dtype::float32 && (d == domain || d < 0) &&
+          readable(id))
         options[n++] = id;
     }
     const int x = r_.below(100);
@@ -353,7 +353,9 @@ class program_writer {
 };
 
 // Builds the program of one seed (at compile time or at run time).
-constexpr void write_random_program(builder& p, std::uint64_t seed) { program_writer(p, seed).write_program(); }
+constexpr void write_random_program(builder& p, std::uint64_t seed) {
+  program_writer(p, seed).write_program();
+}
 
 // The program lambda type of one seed.
 template <unsigned Seed>

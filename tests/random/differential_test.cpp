@@ -6,7 +6,6 @@
 // "random programs: N run, M mismatches" and, for the first mismatches, the
 // program, its plan and the first differing element.
 #include <catch2/catch.hpp>
-
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -31,7 +30,8 @@ struct executors {
 
 }  // namespace
 
-TEST_CASE("random programs: host executor in stress mode against the sequential reference", "[random][differential]") {
+TEST_CASE("random programs: host executor in stress mode against the sequential reference",
+          "[random][differential]") {
   const auto settings = rt::settings_from_env(1000);
   executors ex(settings.first_seed);
   std::uint64_t run = 0, mismatches = 0, stressed = 0, large = 0, schedule_errors = 0;
@@ -61,8 +61,9 @@ TEST_CASE("random programs: host executor in stress mode against the sequential 
       if (result.scheduled) report << "plan:\n" << sd::dump(sd::view_of(m)).view() << '\n';
     }
   }
-  std::cout << report.str() << "random programs: " << run << " run, " << mismatches << " mismatches (" << stressed
-            << " in stress mode, " << large << " with kernels split among helper threads, " << schedule_errors << " did not schedule)\n";
+  std::cout << report.str() << "random programs: " << run << " run, " << mismatches << " mismatches ("
+            << stressed << " in stress mode, " << large << " with kernels split among helper threads, "
+            << schedule_errors << " did not schedule)\n";
   if (!failing.empty()) {
     std::cout << "mismatching seeds (random_replay SEED --shrink minimises one):";
     for (auto f : failing) std::cout << ' ' << f;

@@ -1,7 +1,6 @@
 // Minimal reproducers of bugs the random-program tester found, kept as
 // regression tests once fixed.
 #include <catch2/catch.hpp>
-
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
 #include <vector>

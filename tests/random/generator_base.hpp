@@ -6,7 +6,6 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
-
 #include <streamdsl/detail/builder_state.hpp>
 
 #include "program_generator.hpp"
@@ -15,7 +14,8 @@ namespace streamdsl::random_test::generator_detail {
 
 using detail::operand;
 
-inline constexpr dtype host_dtypes[] = {dtype::boolean, dtype::int32, dtype::int64, dtype::float32, dtype::float64};
+inline constexpr dtype host_dtypes[] = {dtype::boolean, dtype::int32, dtype::int64, dtype::float32,
+                                        dtype::float64};
 
 inline dtype random_dtype(rng& r) {
   const auto x = r.below(100);
@@ -54,7 +54,11 @@ inline scalar random_value(rng& r, dtype t) {
       } else if (x < 95) {
         v = static_cast<double>(r.next() >> 11) * 0x1.0p-53 * 8 - 4;
       } else {
-        constexpr double edges[] = {-0.0, 1e30, -1e30, 1e-40, std::numeric_limits<double>::infinity(),
+        constexpr double edges[] = {-0.0,
+                                    1e30,
+                                    -1e30,
+                                    1e-40,
+                                    std::numeric_limits<double>::infinity(),
                                     std::numeric_limits<double>::quiet_NaN()};
         v = edges[r.below(6)];
       }
@@ -94,7 +98,11 @@ class generator_base {
   // and redundant-wait removal to work harder.
   std::size_t random_stream_count(std::size_t most = 8) {
     const auto x = r_.below(100);
-    const std::size_t n = x < 10 ? 1 : x < 42 ? 2 : x < 74 ? 3 : x < 94 ? 4 : static_cast<std::size_t>(r_.between(5, 8));
+    const std::size_t n = x < 10   ? 1
+                          : x < 42 ? 2
+                          : x < 74 ? 3
+                          : x < 94 ? 4
+                                   : static_cast<std::size_t>(r_.between(5, 8));
     return n < most ? n : most;
   }
 
@@ -133,7 +141,8 @@ class generator_base {
     }
   }
 
-  void sync_with(std::int32_t s, std::int32_t t, const std::vector<std::int32_t>& reads, std::int32_t target) {
+  void sync_with(std::int32_t s, std::int32_t t, const std::vector<std::int32_t>& reads,
+                 std::int32_t target) {
     auto& b = state();
     std::vector<std::int32_t> covering;  // events whose latest record already captured the accesses
     for (std::int32_t e = 0; e < static_cast<std::int32_t>(b.last_record.size()); ++e) {
@@ -177,7 +186,8 @@ class generator_base {
     } else {
       // wait_stream on itself is allowed (and a no-op); keep it rare.
       auto other = static_cast<std::int32_t>(r_.below(streams));
-      if (other == current && streams > 1 && r_.chance(0.8)) other = (other + 1) % static_cast<std::int32_t>(streams);
+      if (other == current && streams > 1 && r_.chance(0.8))
+        other = (other + 1) % static_cast<std::int32_t>(streams);
       emit_wait_stream(current, other);
     }
   }
@@ -187,7 +197,8 @@ class generator_base {
     g.racy = model_->races() > 0;
     g.race = model_->first_race();
     g.syncs_left_out = syncs_left_out_;
-    if (!automatic_ && g.racy) throw std::logic_error("generator: an sd::checked program races (generator bug)");
+    if (!automatic_ && g.racy)
+      throw std::logic_error("generator: an sd::checked program races (generator bug)");
   }
 
   rng r_;

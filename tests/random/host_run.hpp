@@ -2,12 +2,11 @@
 // Running a generated program on the host executor and comparing it with the
 // sequential reference: shared by the differential test and the replay tool.
 #include <sstream>
-#include <string>
-#include <vector>
-
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/passes/schedule.hpp>
 #include <streamdsl/plan/plan_model.hpp>
+#include <string>
+#include <vector>
 
 #include "program_generator.hpp"
 
@@ -29,8 +28,8 @@ inline std::vector<binding> bindings_for(const generated_program& g, std::vector
     const auto& info = v.buffers[b];
     if (info.kind == ir::access::temp) continue;
     auto& a = arrays[b];
-    const void* data =
-        with_host_type(a.type(), [&](auto tag) -> const void* { return a.span<typename decltype(tag)::type>().data(); });
+    const void* data = with_host_type(
+        a.type(), [&](auto tag) -> const void* { return a.span<typename decltype(tag)::type>().data(); });
     out.push_back(binding::buffer(v.buffer_name(static_cast<std::int32_t>(b)), info.type, data, a.size(),
                                   info.kind == ir::access::input));
   }
@@ -55,8 +54,9 @@ inline std::string first_difference(const generated_program& g, const std::vecto
     for (std::size_t i = 0; i < expected[b].size(); ++i)
       if (!expected[b].same_element_at(actual[b], i)) {
         std::ostringstream why;
-        why << ir::name_of(v.buffers[b].kind) << " '" << v.buffer_name(static_cast<std::int32_t>(b)) << "'[" << i
-            << "] is " << actual[b].get(i).to_string() << ", the reference says " << expected[b].get(i).to_string();
+        why << ir::name_of(v.buffers[b].kind) << " '" << v.buffer_name(static_cast<std::int32_t>(b)) << "'["
+            << i << "] is " << actual[b].get(i).to_string() << ", the reference says "
+            << expected[b].get(i).to_string();
         return why.str();
       }
   }
@@ -65,8 +65,8 @@ inline std::string first_difference(const generated_program& g, const std::vecto
 
 // Schedules g under its options, runs it on `executor` and on the reference
 // from the same initial arrays (drawn from `data_seed`), and compares.
-inline host_comparison run_and_compare(const generated_program& g, host_executor& executor, std::uint64_t data_seed,
-                                       plan_model* plan_out = nullptr) {
+inline host_comparison run_and_compare(const generated_program& g, host_executor& executor,
+                                       std::uint64_t data_seed, plan_model* plan_out = nullptr) {
   host_comparison c;
   auto m = passes::schedule(g.user, g.opts);
   if (!g.user.ok() || !m.ir.ok()) {

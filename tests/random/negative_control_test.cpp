@@ -3,7 +3,6 @@
 // some runs in stress mode, or the comparison and the stress mode could not
 // catch a missing sync either. Its own binary because it races on purpose.
 #include <catch2/catch.hpp>
-
 #include <iostream>
 #include <streamdsl/streamdsl.hpp>
 
@@ -17,7 +16,8 @@ extern "C" const char* __tsan_default_suppressions() { return "race:host_detail\
 
 namespace rt = streamdsl::random_test;
 
-TEST_CASE("random programs: the differential test sees the races sd::unchecked leaves in", "[random][differential]") {
+TEST_CASE("random programs: the differential test sees the races sd::unchecked leaves in",
+          "[random][differential]") {
   sd::host_executor ex(sd::host_options{sd::stress{3, 50}, 0});
   int racy = 0, caught = 0;
   for (std::uint64_t seed = 1; racy < 40 && seed < 20000; ++seed) {
@@ -31,7 +31,8 @@ TEST_CASE("random programs: the differential test sees the races sd::unchecked l
     for (int attempt = 0; attempt < 3 && !wrong; ++attempt) wrong = !rt::run_and_compare(g, ex, seed).matches;
     caught += wrong;
   }
-  std::cout << "negative control: " << caught << " of " << racy << " racy programs gave a wrong result unsynchronised\n";
+  std::cout << "negative control: " << caught << " of " << racy
+            << " racy programs gave a wrong result unsynchronised\n";
   CHECK(racy == 40);
   CHECK(caught > 0);
 }

@@ -8,9 +8,8 @@
 // access that a new statement would race with, and emits syncs for them.
 #include <cstddef>
 #include <cstdint>
-#include <vector>
-
 #include <streamdsl/ir/program.hpp>
+#include <vector>
 
 namespace streamdsl::random_test {
 
@@ -103,7 +102,8 @@ class order_model {
     std::int32_t buffer;
   };
 
-  std::vector<access> conflicts(std::int32_t s, const std::vector<std::int32_t>& reads, std::int32_t target) const {
+  std::vector<access> conflicts(std::int32_t s, const std::vector<std::int32_t>& reads,
+                                std::int32_t target) const {
     std::vector<access> out;
     const auto& known = done_[static_cast<std::size_t>(s)];
     auto scan = [&](std::int32_t b, bool writes) {
@@ -126,7 +126,8 @@ class order_model {
         const auto c = conflicts(st.stream, reads, st.target);
         if (!c.empty()) {
           if (race_.buffer < 0)
-            race_ = {c.front().buffer, static_cast<std::int32_t>(c.front().stmt), static_cast<std::int32_t>(i)};
+            race_ = {c.front().buffer, static_cast<std::int32_t>(c.front().stmt),
+                     static_cast<std::int32_t>(i)};
           ++race_count_;
         }
         for (auto b : reads) accesses_[static_cast<std::size_t>(b)].push_back({i, st.stream, false, b});
@@ -150,8 +151,8 @@ class order_model {
     done_[s].insert(i);
   }
 
-  std::vector<index_set> done_;      // per stream: statements that happen before its next statement
-  std::vector<index_set> captured_;  // per record statement: what a wait on it learns
+  std::vector<index_set> done_;                // per stream: statements that happen before its next statement
+  std::vector<index_set> captured_;            // per record statement: what a wait on it learns
   std::vector<std::vector<access>> accesses_;  // per buffer, in program order
   std::vector<bool> written_;
   std::size_t next_ = 0;

@@ -9,11 +9,10 @@
 // fusion and memory planning, and it is written independently of the passes.
 #include <cstdint>
 #include <sstream>
-#include <string>
-#include <vector>
-
 #include <streamdsl/ir/render.hpp>
 #include <streamdsl/plan/plan_view.hpp>
+#include <string>
+#include <vector>
 
 #include "order_model.hpp"
 
@@ -70,16 +69,17 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
       f.merge(before[r]);
       f.insert(r);
     }
-    if (op.kind == op_kind::record && op.role == sync_role::entry) entry_record = static_cast<std::int64_t>(i);
+    if (op.kind == op_kind::record && op.role == sync_role::entry)
+      entry_record = static_cast<std::int64_t>(i);
     f.insert(i);
   }
 
   // --- accesses of the plan's statements --------------------------------------------
   struct access {
-    std::int32_t origin;     // position in the user's program
-    std::size_t op;          // the kernel op
-    std::int32_t position;   // index of the statement inside its kernel
-    std::int64_t location;   // memory: bound buffer b -> b, slot s -> -(s + 1) - 1'000'000
+    std::int32_t origin;    // position in the user's program
+    std::size_t op;         // the kernel op
+    std::int32_t position;  // index of the statement inside its kernel
+    std::int64_t location;  // memory: bound buffer b -> b, slot s -> -(s + 1) - 1'000'000
     std::int32_t buffer;
     bool writes;
     std::int32_t scheduled;  // position in the scheduled program (after placement moves)
@@ -92,21 +92,25 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
     std::int32_t position = 0;
     for (auto idx : v.kernel_statements(k)) {
       const auto& s = v.ir.stmts[static_cast<std::size_t>(idx)];
-      if (s.kind != ir::stmt_kind::assign || s.origin < 0 || static_cast<std::size_t>(s.origin) >= user.stmts.size()) {
-        err << "kernel k" << k << " holds statement " << idx << " that is no assignment of the user's program\n";
+      if (s.kind != ir::stmt_kind::assign || s.origin < 0 ||
+          static_cast<std::size_t>(s.origin) >= user.stmts.size()) {
+        err << "kernel k" << k << " holds statement " << idx
+            << " that is no assignment of the user's program\n";
         return err.str();
       }
       const auto& u = user.stmts[static_cast<std::size_t>(s.origin)];
       if (u.kind != ir::stmt_kind::assign ||
           ir::statement_text(v.ir, s).view() != ir::statement_text(user_view, u).view()) {
-        err << "kernel k" << k << " statement `" << ir::statement_text(v.ir, s).view() << "` claims to be user statement #"
-            << s.origin << ", which differs\n";
+        err << "kernel k" << k << " statement `" << ir::statement_text(v.ir, s).view()
+            << "` claims to be user statement #" << s.origin << ", which differs\n";
         return err.str();
       }
       ++user_seen[static_cast<std::size_t>(s.origin)];
-      if (s.stream != info.stream) err << "statement #" << s.origin << " is in kernel k" << k << " of another stream\n";
+      if (s.stream != info.stream)
+        err << "statement #" << s.origin << " is in kernel k" << k << " of another stream\n";
       if (v.ir.buffers[static_cast<std::size_t>(s.target)].domain != info.domain)
-        err << "statement #" << s.origin << " writes a buffer of another domain than its kernel k" << k << "'s\n";
+        err << "statement #" << s.origin << " writes a buffer of another domain than its kernel k" << k
+            << "'s\n";
       std::vector<std::int32_t> reads;
       loads_of(v.ir, s.root, reads);
       auto add = [&](std::int32_t b, bool writes) {
@@ -115,13 +119,15 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
         if (where == storage_register) {
           auto& kk = register_kernel[static_cast<std::size_t>(b)];
           if (kk >= 0 && kk != static_cast<std::int64_t>(k))
-            err << "register temp '" << v.ir.buffer_name(b) << "' is used in kernels k" << kk << " and k" << k << '\n';
+            err << "register temp '" << v.ir.buffer_name(b) << "' is used in kernels k" << kk << " and k" << k
+                << '\n';
           kk = static_cast<std::int64_t>(k);
         } else if (where >= 0) {
           const auto& slot = v.slots[static_cast<std::size_t>(where)];
           const auto& bi = v.ir.buffers[static_cast<std::size_t>(b)];
           if (slot.domain != bi.domain || size_of(slot.type) != size_of(bi.type))
-            err << "temp '" << v.ir.buffer_name(b) << "' sits in slot " << where << " of another domain or element size\n";
+            err << "temp '" << v.ir.buffer_name(b) << "' sits in slot " << where
+                << " of another domain or element size\n";
           location = -1'000'000 - where;
         } else if (v.ir.buffers[static_cast<std::size_t>(b)].kind == ir::access::temp) {
           err << "temp '" << v.ir.buffer_name(b) << "' is bound by the caller\n";
@@ -138,8 +144,8 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
     if (u.kind != ir::stmt_kind::assign) continue;
     const bool temp = user.buffers[static_cast<std::size_t>(u.target)].kind == ir::access::temp;
     if (user_seen[i] > 1 || (!temp && user_seen[i] != 1))
-      err << "user statement #" << i << " `" << ir::statement_text(user_view, u).view() << "` appears " << user_seen[i]
-          << " times in the plan's kernels\n";
+      err << "user statement #" << i << " `" << ir::statement_text(user_view, u).view() << "` appears "
+          << user_seen[i] << " times in the plan's kernels\n";
   }
   if (!err.str().empty()) return err.str();
 
@@ -156,11 +162,13 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
       const bool ordered = a.op == b.op ? a.position < b.position : before[b.op].contains(a.op);
       if (!ordered) {
         err << "user statements #" << a.origin << " (" << (a.writes ? "writes" : "reads") << " '"
-            << v.ir.buffer_name(a.buffer) << "') and #" << b.origin << " (" << (b.writes ? "writes" : "reads") << " '"
-            << v.ir.buffer_name(b.buffer) << "')";
-        if (a.location < 0 && a.buffer != b.buffer) err << " share workspace slot " << (-1'000'000 - a.location);
-        err << ": op " << b.op << " (stream " << v.ir.stream_name(ops[b.op].stream) << ") is not ordered after op "
-            << a.op << " (stream " << v.ir.stream_name(ops[a.op].stream) << ")\n";
+            << v.ir.buffer_name(a.buffer) << "') and #" << b.origin << " (" << (b.writes ? "writes" : "reads")
+            << " '" << v.ir.buffer_name(b.buffer) << "')";
+        if (a.location < 0 && a.buffer != b.buffer)
+          err << " share workspace slot " << (-1'000'000 - a.location);
+        err << ": op " << b.op << " (stream " << v.ir.stream_name(ops[b.op].stream)
+            << ") is not ordered after op " << a.op << " (stream " << v.ir.stream_name(ops[a.op].stream)
+            << ")\n";
         return err.str();
       }
     }
@@ -169,12 +177,14 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   for (std::size_t i = 0; i < n_ops; ++i) {
     if (ops[i].kind != op_kind::kernel || ops[i].stream == ir::main_stream) continue;
     if (entry_record < 0 || !before[i].contains(static_cast<std::size_t>(entry_record)))
-      err << "kernel op " << i << " on stream " << v.ir.stream_name(ops[i].stream) << " is not after the entry edge\n";
+      err << "kernel op " << i << " on stream " << v.ir.stream_name(ops[i].stream)
+          << " is not after the entry edge\n";
   }
   const auto& at_exit = frontier[ir::main_stream];
   for (std::size_t i = 0; i < n_ops; ++i)
     if (ops[i].kind == op_kind::kernel && !at_exit.contains(i))
-      err << "kernel op " << i << " on stream " << v.ir.stream_name(ops[i].stream) << " is not before the exit edge\n";
+      err << "kernel op " << i << " on stream " << v.ir.stream_name(ops[i].stream)
+          << " is not before the exit edge\n";
   return err.str();
 }
 

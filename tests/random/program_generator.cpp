@@ -2,11 +2,10 @@
 
 #include <cmath>
 #include <deque>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
-
 #include <streamdsl/ir/render.hpp>
 
 #include "generator_base.hpp"
@@ -122,8 +121,9 @@ class dynamic_generator : public generator_base {
     const auto target = r_.pick(targets);
     const auto& info = b_.ir.buffers[static_cast<std::size_t>(target)];
     model_->observe(b_.ir);
-    operand value = expression(category_of(info.type) == dtype_category::boolean || r_.chance(0.1) ? want::boolean : want::numeric,
-                               static_cast<int>(r_.below(4)), info.domain, target);
+    operand value = expression(
+        category_of(info.type) == dtype_category::boolean || r_.chance(0.1) ? want::boolean : want::numeric,
+        static_cast<int>(r_.below(4)), info.domain, target);
     if (!assignable(info.type, value.type.type) || r_.chance(0.1))
       value = b_.unary(ir::op::cast, value, info.type, info.type);
     std::vector<std::int32_t> reads;
@@ -197,7 +197,8 @@ class dynamic_generator : public generator_base {
     const auto x = r_.below(100);
     auto sub = [&](want w) { return expression(w, depth - 1, domain, target); };
     if (x < 40) {
-      constexpr ir::op codes[] = {ir::op::add, ir::op::sub, ir::op::mul, ir::op::div, ir::op::min, ir::op::max};
+      constexpr ir::op codes[] = {ir::op::add, ir::op::sub, ir::op::mul,
+                                  ir::op::div, ir::op::min, ir::op::max};
       return b_.binary(codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
     }
     if (x < 50) {
@@ -233,9 +234,12 @@ class dynamic_generator : public generator_base {
       constexpr ir::op codes[] = {ir::op::lt, ir::op::le, ir::op::gt, ir::op::ge, ir::op::eq, ir::op::ne};
       return b_.binary(codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
     }
-    if (x < 62) return b_.binary(r_.chance(0.5) ? ir::op::logical_and : ir::op::logical_or, sub(want::boolean), sub(want::boolean));
+    if (x < 62)
+      return b_.binary(r_.chance(0.5) ? ir::op::logical_and : ir::op::logical_or, sub(want::boolean),
+                       sub(want::boolean));
     if (x < 72) return b_.unary(ir::op::logical_not, sub(want::boolean), dtype::boolean, dtype::boolean);
-    if (x < 80) return b_.binary(r_.chance(0.5) ? ir::op::min : ir::op::max, sub(want::boolean), sub(want::boolean));
+    if (x < 80)
+      return b_.binary(r_.chance(0.5) ? ir::op::min : ir::op::max, sub(want::boolean), sub(want::boolean));
     if (x < 90) return b_.unary(ir::op::cast, sub(want::numeric), dtype::boolean, dtype::boolean);
     return where(sub(want::boolean), sub(want::boolean), sub(want::boolean));
   }
@@ -244,8 +248,12 @@ class dynamic_generator : public generator_base {
   // builder's literal rule does not already make them agree.
   operand where(operand c, operand a, operand b) {
     dtype ta = a.type.type, tb = b.type.type;
-    if (a.type.power == strength::literal && b.type.power != strength::literal && category_of(ta) <= category_of(tb)) ta = tb;
-    if (b.type.power == strength::literal && a.type.power != strength::literal && category_of(tb) <= category_of(ta)) tb = ta;
+    if (a.type.power == strength::literal && b.type.power != strength::literal &&
+        category_of(ta) <= category_of(tb))
+      ta = tb;
+    if (b.type.power == strength::literal && a.type.power != strength::literal &&
+        category_of(tb) <= category_of(ta))
+      tb = ta;
     if (a.type.power == strength::literal && b.type.power == strength::literal) ta = tb = promote(ta, tb);
     if (ta != tb) b = b_.unary(ir::op::cast, b, ta, ta);
     return b_.where(c, a, b);
@@ -275,7 +283,9 @@ std::vector<typed_array> make_buffers(const generated_program& g, std::uint64_t 
 }
 
 std::string describe(const options& o) {
-  std::string s = o.sync == sync_policy::automatic ? "automatic" : o.sync == sync_policy::unchecked ? "unchecked" : "checked";
+  std::string s = o.sync == sync_policy::automatic   ? "automatic"
+                  : o.sync == sync_policy::unchecked ? "unchecked"
+                                                     : "checked";
   if (!o.fusion) s += " | no_fusion";
   if (o.placement == placement_policy::relaxed) s += " | relaxed";
   return s;
@@ -290,21 +300,22 @@ std::string generated_program::describe() const {
   for (std::size_t d = 0; d < v.domains.size(); ++d)
     out << ' ' << v.domain_name(static_cast<std::int32_t>(d)) << '=' << inputs.extents.at(d);
   out << "\nstreams:";
-  for (std::size_t s = 0; s < v.streams.size(); ++s) out << ' ' << v.stream_name(static_cast<std::int32_t>(s));
+  for (std::size_t s = 0; s < v.streams.size(); ++s)
+    out << ' ' << v.stream_name(static_cast<std::int32_t>(s));
   out << "\nevents:";
   for (std::size_t e = 0; e < v.events.size(); ++e) out << ' ' << v.event_name(static_cast<std::int32_t>(e));
   out << '\n';
   for (std::size_t b = 0; b < v.buffers.size(); ++b) {
     const auto& info = v.buffers[b];
-    out << ir::name_of(info.kind) << ' ' << name_of(info.type) << ' ' << v.buffer_name(static_cast<std::int32_t>(b))
-        << '[' << v.domain_name(info.domain) << "]\n";
+    out << ir::name_of(info.kind) << ' ' << name_of(info.type) << ' '
+        << v.buffer_name(static_cast<std::int32_t>(b)) << '[' << v.domain_name(info.domain) << "]\n";
   }
   for (std::size_t p = 0; p < v.params.size(); ++p)
     out << "param " << name_of(v.params[p].type) << ' ' << v.name(v.params[p].name) << " = "
         << inputs.params.at(p).to_string() << '\n';
   for (std::size_t i = 0; i < v.stmts.size(); ++i) {
-    out << '#' << i << " [" << v.stream_name(v.stmts[i].stream) << "] " << ir::statement_text(v, v.stmts[i]).view()
-        << '\n';
+    out << '#' << i << " [" << v.stream_name(v.stmts[i].stream) << "] "
+        << ir::statement_text(v, v.stmts[i]).view() << '\n';
   }
   if (race.buffer >= 0)
     out << "first race as written: buffer " << v.buffer_name(race.buffer) << ", #" << race.first << " and #"

@@ -16,11 +16,10 @@
 // and wait_stream); sd::automatic programs keep only some of them and leave
 // the rest to the scheduler.
 #include <cstdint>
-#include <string>
-#include <vector>
-
 #include <streamdsl/dsl/options.hpp>
 #include <streamdsl/ir/program.hpp>
+#include <string>
+#include <vector>
 
 #include "order_model.hpp"
 #include "reference.hpp"
@@ -59,10 +58,10 @@ struct generated_program {
   std::uint64_t seed = 0;
   std::string family;  // "dynamic" or "typed"
   options opts;
-  ir::program user;         // the statements as written, before any pass
-  reference_inputs inputs;  // domain extents and param values
-  bool racy = false;        // whether the program as written races (the tester's own model)
-  model_race race;          // the first such race
+  ir::program user;                // the statements as written, before any pass
+  reference_inputs inputs;         // domain extents and param values
+  bool racy = false;               // whether the program as written races (the tester's own model)
+  model_race race;                 // the first such race
   std::size_t syncs_left_out = 0;  // syncs an sd::automatic program leaves to the scheduler
 
   // The program as text: options, declarations, statements with their streams.

@@ -9,7 +9,6 @@
 //   order does (check_plan), under fusion, no_fusion and relaxed placement;
 // - every plan fits the bounds that sd::program sizes its arrays by.
 #include <catch2/catch.hpp>
-
 #include <iostream>
 #include <map>
 #include <set>
@@ -25,8 +24,9 @@ namespace rt = streamdsl::random_test;
 namespace {
 
 struct tally {
-  std::uint64_t programs = 0, checked = 0, automatic = 0, racy = 0, syncs_left_out = 0, schedules = 0, failures = 0;
-  std::ostringstream report;  // the first failures in full
+  std::uint64_t programs = 0, checked = 0, automatic = 0, racy = 0, syncs_left_out = 0, schedules = 0,
+                failures = 0;
+  std::ostringstream report;                      // the first failures in full
   std::map<std::string, std::uint64_t> features;  // how many programs show each feature
 };
 
@@ -65,7 +65,8 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
   std::vector<int> slot_users(v.slots.size(), 0);
   for (std::size_t b = 0; b < v.storage.size(); ++b) {
     if (v.storage[b] == sd::storage_register) seen.insert("register temp");
-    if (v.storage[b] >= 0 && ++slot_users[static_cast<std::size_t>(v.storage[b])] == 2) seen.insert("slot reused");
+    if (v.storage[b] >= 0 && ++slot_users[static_cast<std::size_t>(v.storage[b])] == 2)
+      seen.insert("slot reused");
   }
   if (!v.slots.empty()) seen.insert("workspace slot");
   for (std::size_t k = 0; k < v.kernels.size(); ++k)
@@ -76,7 +77,8 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
   for (const auto& f : seen) ++t.features[f];
 }
 
-void fail(tally& t, const rt::generated_program& g, const std::string& what, const sd::plan_model* m = nullptr) {
+void fail(tally& t, const rt::generated_program& g, const std::string& what,
+          const sd::plan_model* m = nullptr) {
   if (++t.failures > 5) return;
   t.report << "---- FAILED: " << what << "\n" << g.describe();
   if (m != nullptr) t.report << "plan:\n" << sd::dump(sd::view_of(*m)).view();
@@ -109,8 +111,10 @@ void check_schedule(tally& t, const rt::generated_program& g, sd::options o) {
   if (!m.ir.ok()) return fail(t, g, label + "unexpected error: " + first_error(m));
   if (o.sync == sd::sync_policy::automatic) {
     if (const auto r = sd::passes::find_race(sd::ir::view_of(m.ir)); r.buffer >= 0)
-      return fail(t, g, label + "the scheduled statements still race: " +
-                            std::string(sd::passes::describe_race(sd::ir::view_of(m.ir), r).view()), &m);
+      return fail(t, g,
+                  label + "the scheduled statements still race: " +
+                      std::string(sd::passes::describe_race(sd::ir::view_of(m.ir), r).view()),
+                  &m);
     if (!g.racy && has_automatic_syncs(m))
       return fail(t, g, label + "inserted syncs into a race-free program", &m);
   }
@@ -130,7 +134,8 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
     const auto g = rt::generate_program(seed);
     ++t.programs;
     if (!g.user.ok()) {
-      fail(t, g, "the generated program has a front-end error: " + std::string(g.user.errors[0].message.view()));
+      fail(t, g,
+           "the generated program has a front-end error: " + std::string(g.user.errors[0].message.view()));
       continue;
     }
     (g.opts.sync == sd::sync_policy::automatic ? t.automatic : t.checked) += 1;
@@ -139,9 +144,10 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
 
     const auto library_race = sd::passes::find_race(sd::ir::view_of(g.user));
     if ((library_race.buffer >= 0) != g.racy) {
-      fail(t, g, g.racy ? "find_race misses a race the tester's model sees"
-                        : "find_race reports a race the tester's model does not see: " +
-                              std::string(sd::passes::describe_race(sd::ir::view_of(g.user), library_race).view()));
+      fail(t, g,
+           g.racy ? "find_race misses a race the tester's model sees"
+                  : "find_race reports a race the tester's model does not see: " +
+                        std::string(sd::passes::describe_race(sd::ir::view_of(g.user), library_race).view()));
       continue;
     }
     // The program's own options, then the same program under the others.

@@ -13,10 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <streamdsl/ir/program_view.hpp>
 #include <string>
 #include <vector>
-
-#include <streamdsl/ir/program_view.hpp>
 
 #include "values.hpp"
 

@@ -1,14 +1,13 @@
 // The sequential reference on small programs whose results are worked out by
 // hand, so that a wrong reference cannot make the differential test agree
 // with a wrong executor.
-#include <catch2/catch.hpp>
+#include "reference.hpp"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <streamdsl/streamdsl.hpp>
-
-#include "reference.hpp"
 
 namespace rt = streamdsl::random_test;
 
@@ -63,9 +62,9 @@ TEST_CASE("reference: types, 0-d broadcast, params and integer edge cases", "[ra
   auto c = b.output<std::int64_t>("c", m);
   auto w = b.output<double>("w", m);
   auto k = b.param<std::int32_t>("k");
-  q = i / k;                             // k = 0: integer division by zero gives 0
-  c = sd::cast<std::int64_t>(i) * 3;     // int64
-  s = s * 2;                             // 0-d inout
+  q = i / k;                                         // k = 0: integer division by zero gives 0
+  c = sd::cast<std::int64_t>(i) * 3;                 // int64
+  s = s * 2;                                         // 0-d inout
   w = sd::where(i > 0, s, sd::cast<double>(i) / 4);  // 0-d broadcast into domain m
   const auto big = std::numeric_limits<std::int32_t>::min();
   std::vector<rt::typed_array> buffers{array_of<std::int32_t>({5, -6, big}), array_of<double>({1.5}),
@@ -81,7 +80,8 @@ TEST_CASE("reference: types, 0-d broadcast, params and integer edge cases", "[ra
   CHECK(at<double>(buffers[4], 1) == -1.5);  // -6 / 4
 }
 
-TEST_CASE("reference: conversions saturate, weak literals keep float, NaNs compare equal", "[random][reference]") {
+TEST_CASE("reference: conversions saturate, weak literals keep float, NaNs compare equal",
+          "[random][reference]") {
   sd::builder b;
   auto x = b.input<float>("x");
   auto n = b.output<std::int32_t>("n");
@@ -96,7 +96,8 @@ TEST_CASE("reference: conversions saturate, weak literals keep float, NaNs compa
   CHECK(at<std::int32_t>(buffers[1], 1) == std::numeric_limits<std::int32_t>::min());
   CHECK(at<std::int32_t>(buffers[1], 2) == 0);  // NaN -> 0
   CHECK(at<float>(buffers[2], 0) == 1.0f * static_cast<float>(0.1));
-  rt::typed_array other = array_of<float>({1.0f * static_cast<float>(0.1), -1.0f * static_cast<float>(0.1), -nan});
+  rt::typed_array other =
+      array_of<float>({1.0f * static_cast<float>(0.1), -1.0f * static_cast<float>(0.1), -nan});
   CHECK(buffers[2].same_element_at(other, 0));
   CHECK(buffers[2].same_element_at(other, 2));  // NaN and -NaN: both NaN
   rt::typed_array zero = array_of<float>({-0.0f, 0, 0});

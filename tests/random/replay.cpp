@@ -6,9 +6,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
-#include <string>
-
 #include <streamdsl/plan/to_string.hpp>
+#include <string>
 
 #include "host_run.hpp"
 #include "order_model.hpp"
@@ -41,7 +40,8 @@ std::optional<rt::generated_program> without_statement(const rt::generated_progr
     std::vector<std::int32_t> reads;
     rt::loads_of(out.user, s.root, reads);
     for (auto b : reads)
-      if (out.user.buffers[static_cast<std::size_t>(b)].kind == sd::ir::access::temp && !written[static_cast<std::size_t>(b)])
+      if (out.user.buffers[static_cast<std::size_t>(b)].kind == sd::ir::access::temp &&
+          !written[static_cast<std::size_t>(b)])
         return std::nullopt;
     written[static_cast<std::size_t>(s.target)] = true;
   }
@@ -93,8 +93,10 @@ void show(const rt::generated_program& g, executors& ex, std::uint64_t data_seed
   const auto v = sd::ir::view_of(g.user);
   for (auto* e : {&ex.plain, &ex.stressed, &ex.helpers}) {
     const auto c = rt::run_and_compare(g, *e, data_seed, &m);
-    std::cout << (e == &ex.plain ? "no stress" : e == &ex.stressed ? "stress" : "stress + kernel helpers") << ": "
-              << (c.matches ? "matches the reference" : c.why) << '\n';
+    std::cout << (e == &ex.plain      ? "no stress"
+                  : e == &ex.stressed ? "stress"
+                                      : "stress + kernel helpers")
+              << ": " << (c.matches ? "matches the reference" : c.why) << '\n';
     if (!c.scheduled || c.matches) continue;
     int shown = 0;  // the differing elements, with the initial values of every bound buffer there
     for (std::size_t b = 0; b < v.buffers.size(); ++b) {
@@ -108,7 +110,11 @@ void show(const rt::generated_program& g, executors& ex, std::uint64_t data_seed
         for (std::size_t o = 0; o < v.buffers.size(); ++o)
           if (v.buffers[o].kind != sd::ir::access::temp)
             std::cout << ' ' << v.buffer_name(static_cast<std::int32_t>(o)) << '='
-                      << c.initial[o].get(v.buffers[o].domain < 0 ? 0 : (v.buffers[o].domain == v.buffers[b].domain ? i : 0)).to_string();
+                      << c.initial[o]
+                             .get(v.buffers[o].domain < 0
+                                      ? 0
+                                      : (v.buffers[o].domain == v.buffers[b].domain ? i : 0))
+                             .to_string();
         std::cout << '\n';
       }
     }

@@ -15,7 +15,8 @@ inline std::uint64_t env_number(const char* name, std::uint64_t fallback) {
   if (v == nullptr || *v == '\0') return fallback;
   char* end = nullptr;
   const auto n = std::strtoull(v, &end, 10);
-  if (end == v || *end != '\0') throw std::invalid_argument(std::string(name) + " must be a whole number, got '" + v + "'");
+  if (end == v || *end != '\0')
+    throw std::invalid_argument(std::string(name) + " must be a whole number, got '" + v + "'");
   return n;
 }
 

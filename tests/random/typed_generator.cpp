@@ -102,7 +102,9 @@ class typed_generator : public generator_base {
     }
     return -1;
   }
-  std::int32_t domain_of(leaf_ref l) const { return b_.ir.buffers[static_cast<std::size_t>(id_of(l))].domain; }
+  std::int32_t domain_of(leaf_ref l) const {
+    return b_.ir.buffers[static_cast<std::size_t>(id_of(l))].domain;
+  }
   bool readable(leaf_ref l) const {
     return l.k == kind::in || l.k == kind::io || l.k == kind::in_int || l.k == kind::in_double ||
            model_->written(id_of(l));
@@ -161,7 +163,9 @@ class typed_generator : public generator_base {
       const auto a = expression(depth - 1, domain);
       return combine(a, expression(depth - 1, domain));
     }
-    if (x < 45) return with_leaf(domain, [&](const auto& leaf) { return combine(expression(depth - 1, domain), leaf); });
+    if (x < 45)
+      return with_leaf(domain,
+                       [&](const auto& leaf) { return combine(expression(depth - 1, domain), leaf); });
     if (x < 60) {
       const auto a = expression(depth - 1, domain);
       switch (r_.below(6)) {
@@ -243,7 +247,8 @@ class typed_generator : public generator_base {
       case kind::tmp: write(tmp_[target.i]); break;
       default: break;
     }
-    if (b_.ir.stmts.back().stream != current) throw std::logic_error("typed generator: statement on the wrong stream");
+    if (b_.ir.stmts.back().stream != current)
+      throw std::logic_error("typed generator: statement on the wrong stream");
     ++statements_;
   }
 

@@ -8,11 +8,10 @@
 #include <cstring>
 #include <span>
 #include <stdexcept>
+#include <streamdsl/dsl/dtype.hpp>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <streamdsl/dsl/dtype.hpp>
 #ifdef STREAMDSL_HAS_HALF  // streamdsl only declares the 16-bit float types
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

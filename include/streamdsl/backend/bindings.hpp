@@ -19,7 +19,8 @@ namespace streamdsl {
 class binding {
  public:
   // Memory for a buffer: `count` elements of `type` at `data`.
-  static binding buffer(detail::string_view name, dtype type, const void* data, std::size_t count, bool read_only) {
+  static binding buffer(detail::string_view name, dtype type, const void* data, std::size_t count,
+                        bool read_only) {
     binding b(name, type);
     b.data_ = data;
     b.count_ = count;
@@ -87,21 +88,23 @@ template <class R>
 concept element_range = requires(R& r) {
   { r.data() } -> std::same_as<std::remove_reference_t<decltype(*r.data())>*>;
   r.size();
-} && element_type<std::remove_reference_t<decltype(*std::declval<R&>().data())>>;
+}
+&&element_type<std::remove_reference_t<decltype(*std::declval<R&>().data())>>;
 }  // namespace detail
 
 // A container that owns its elements must outlive the run, so a temporary one
 // is refused; a temporary span (std::span, cuda::std::span: a view, with an
 // `extent`) is fine. std::array owns its elements: a temporary one is refused.
 template <class R>
-  requires detail::element_range<std::remove_reference_t<R>>
-binding bind(detail::string_view name, R&& data) {
-  using range = std::remove_cvref_t<R>;
-  static_assert(std::is_lvalue_reference_v<R> || requires { range::extent; },
-                "streamdsl: sd::bind of a temporary container: its elements would be freed before the executor "
-                "uses them; bind a named container (or a std::span of one) instead");
-  return bind(name, data.data(), static_cast<std::size_t>(data.size()));
-}
+  requires detail::element_range<std::remove_reference_t<R>> binding bind(detail::string_view name,
+                                                                          R&& data) {
+    using range = std::remove_cvref_t<R>;
+    static_assert(
+        std::is_lvalue_reference_v<R> || requires { range::extent; },
+        "streamdsl: sd::bind of a temporary container: its elements would be freed before the executor "
+        "uses them; bind a named container (or a std::span of one) instead");
+    return bind(name, data.data(), static_cast<std::size_t>(data.size()));
+  }
 
 // A param's value. The type must be the param's own (sd::bind("alpha", 2.0f)
 // for a float param): a mismatch is a binding_error, not a silent conversion.
@@ -116,11 +119,12 @@ binding bind(detail::string_view name, T value) {
 template <class R>
   requires(!element_type<std::remove_cvref_t<R>> && !detail::element_range<std::remove_reference_t<R>>)
 binding bind(detail::string_view, R&&) {
-  static_assert(sizeof(R) == 0,
-                "streamdsl: sd::bind takes a pointer and a count, a C array, a contiguous container of an element "
-                "type (data() and size(): std::vector, std::span, ...) or a param value. std::vector<bool> packs its "
-                "bits and has no bool array: bind a std::span<bool> or a bool array instead. thrust::device_vector "
-                "needs <streamdsl/backend/cuda/device_bindings.hpp>");
+  static_assert(
+      sizeof(R) == 0,
+      "streamdsl: sd::bind takes a pointer and a count, a C array, a contiguous container of an element "
+      "type (data() and size(): std::vector, std::span, ...) or a param value. std::vector<bool> packs its "
+      "bits and has no bool array: bind a std::span<bool> or a bool array instead. thrust::device_vector "
+      "needs <streamdsl/backend/cuda/device_bindings.hpp>");
   return binding::buffer({}, dtype::float32, nullptr, 0, true);
 }
 

@@ -11,7 +11,6 @@
 #include <cstdio>
 
 #include "../detail/dyn_array.hpp"
-
 #include "../detail/text.hpp"
 #include "../plan/plan_view.hpp"
 #include "bindings.hpp"
@@ -20,9 +19,9 @@ namespace streamdsl {
 
 // Per buffer, param and domain of the plan: what the bindings supplied.
 struct resolved_bindings {
-  detail::dyn_array<void*> buffer_data;          // per buffer; nullptr for temps
-  detail::dyn_array<std::size_t> buffer_count;   // per buffer; 0 for temps
-  detail::dyn_array<std::size_t> domain_extent;  // per domain; 0 when no bound buffer has it
+  detail::dyn_array<void*> buffer_data;           // per buffer; nullptr for temps
+  detail::dyn_array<std::size_t> buffer_count;    // per buffer; 0 for temps
+  detail::dyn_array<std::size_t> domain_extent;   // per domain; 0 when no bound buffer has it
   detail::dyn_array<const binding*> param_value;  // per param
 };
 
@@ -43,7 +42,8 @@ struct buffer_description {
 };
 [[gnu::cold]] inline text& operator<<(text& out, buffer_description d) {
   const auto& info = d.plan.ir.buffers[static_cast<std::size_t>(d.buffer)];
-  out << ir::name_of(info.kind) << " buffer " << quote{d.plan.ir.buffer_name(d.buffer)} << " (" << name_of(info.type);
+  out << ir::name_of(info.kind) << " buffer " << quote{d.plan.ir.buffer_name(d.buffer)} << " ("
+      << name_of(info.type);
   if (info.domain < 0) return out << ", 0-d)";
   return out << ", domain " << quote{d.plan.ir.domain_name(info.domain)} << ')';
 }
@@ -108,8 +108,10 @@ class problem_list {
  private:
   [[noreturn, gnu::cold, gnu::noinline]] void throw_all() const {
     text msg;
-    if (count_ == 1) msg << "streamdsl: bad binding: ";
-    else msg << "streamdsl: " << count_ << " bad bindings:\n  ";
+    if (count_ == 1)
+      msg << "streamdsl: bad binding: ";
+    else
+      msg << "streamdsl: " << count_ << " bad bindings:\n  ";
     msg << lines_.view();
     throw_with<binding_error>(msg);
   }
@@ -117,7 +119,8 @@ class problem_list {
   std::size_t count_ = 0;
 };
 
-[[gnu::cold]] inline void check_buffer_binding(const plan_view& plan, std::int32_t b, const binding& given, problem_list& problems) {
+[[gnu::cold]] inline void check_buffer_binding(const plan_view& plan, std::int32_t b, const binding& given,
+                                               problem_list& problems) {
   const auto& info = plan.ir.buffers[static_cast<std::size_t>(b)];
   const auto name = plan.ir.buffer_name(b);
   const buffer_description what{plan, b};
@@ -128,8 +131,9 @@ class problem_list {
     return;
   }
   if (given.is_param()) {
-    problems.add() << what << " is bound to a single value; bind its memory, e.g. sd::bind(\"" << name
-                   << "\", data) with a contiguous container (std::vector, std::span, ...) or a pointer and a count";
+    problems.add()
+        << what << " is bound to a single value; bind its memory, e.g. sd::bind(\"" << name
+        << "\", data) with a contiguous container (std::vector, std::span, ...) or a pointer and a count";
     return;
   }
   if (given.type() != info.type)
@@ -142,29 +146,33 @@ class problem_list {
     problems.add() << what << " is bound to address " << address{given.data()} << ", which is not aligned to "
                    << align << " bytes as " << name_of(given.type()) << " needs";
   if (given.read_only() && info.kind != ir::access::input)
-    problems.add() << what << " is bound to read-only (const) memory, but the program writes it; bind mutable data";
+    problems.add() << what
+                   << " is bound to read-only (const) memory, but the program writes it; bind mutable data";
   if (info.domain < 0 && given.size() != 1)
-    problems.add() << what << " is bound to " << given.size() << " elements; a 0-d buffer holds exactly one element";
+    problems.add() << what << " is bound to " << given.size()
+                   << " elements; a 0-d buffer holds exactly one element";
 }
 
-[[gnu::cold]] inline void check_param_binding(const plan_view& plan, std::int32_t p, const binding& given, problem_list& problems) {
+[[gnu::cold]] inline void check_param_binding(const plan_view& plan, std::int32_t p, const binding& given,
+                                              problem_list& problems) {
   const auto& info = plan.ir.params[static_cast<std::size_t>(p)];
   const auto name = plan.ir.name(info.name);
   const param_description what{plan, p};
   if (!given.is_param()) {
     problems.add() << what << " is bound to memory (" << given.size()
-                   << " elements); a param takes a value, e.g. sd::bind(\"" << name << "\", " << name_of(info.type)
-                   << "(...))";
+                   << " elements); a param takes a value, e.g. sd::bind(\"" << name << "\", "
+                   << name_of(info.type) << "(...))";
     return;
   }
   if (given.type() != info.type)
-    problems.add() << what << " is bound to a " << name_of(given.type()) << " value; write sd::bind(\"" << name
-                   << "\", " << name_of(info.type) << "(...))";
+    problems.add() << what << " is bound to a " << name_of(given.type()) << " value; write sd::bind(\""
+                   << name << "\", " << name_of(info.type) << "(...))";
 }
 
 // Buffers of one domain have one extent; the first bound buffer sets it.
-[[gnu::cold]] inline void check_extents(const plan_view& plan, resolved_bindings& r, const detail::dyn_array<unsigned char>& bound,
-                          problem_list& problems) {
+[[gnu::cold]] inline void check_extents(const plan_view& plan, resolved_bindings& r,
+                                        const detail::dyn_array<unsigned char>& bound,
+                                        problem_list& problems) {
   detail::dyn_array<std::int32_t> first(plan.ir.domains.size(), -1);
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(plan.ir.buffers.size()); ++b) {
     const auto d = plan.ir.buffers[static_cast<std::size_t>(b)].domain;
@@ -185,8 +193,9 @@ class problem_list {
 
 // A buffer the program writes must not share memory with another bound
 // buffer: the plan orders accesses by buffer, so aliases would race.
-[[gnu::cold]] inline void check_overlaps(const plan_view& plan, const resolved_bindings& r, const detail::dyn_array<unsigned char>& bound,
-                           problem_list& problems) {
+[[gnu::cold]] inline void check_overlaps(const plan_view& plan, const resolved_bindings& r,
+                                         const detail::dyn_array<unsigned char>& bound,
+                                         problem_list& problems) {
   struct range {
     std::uintptr_t lo, hi;
     std::int32_t buffer;
@@ -206,7 +215,9 @@ class problem_list {
       ranges[at] = moved;
     }
   }
-  auto written = [&](std::int32_t b) { return plan.ir.buffers[static_cast<std::size_t>(b)].kind != ir::access::input; };
+  auto written = [&](std::int32_t b) {
+    return plan.ir.buffers[static_cast<std::size_t>(b)].kind != ir::access::input;
+  };
   for (std::size_t i = 0; i < ranges.size(); ++i)
     for (std::size_t j = i + 1; j < ranges.size() && ranges[j].lo < ranges[i].hi; ++j)
       if (written(ranges[i].buffer) || written(ranges[j].buffer))

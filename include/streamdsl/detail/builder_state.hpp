@@ -2,13 +2,12 @@
 // What the front-end handles append to while the program lambda runs at
 // compile time: the IR, the current stream, and the checks that need to see
 // each statement as it is written (types, domains, inputs, events).
-#include "string_view.hpp"
-#include "dyn_array.hpp"
-
 #include "../diag/describe.hpp"
 #include "../ir/accesses.hpp"
 #include "../ir/program.hpp"
 #include "../ir/render.hpp"
+#include "dyn_array.hpp"
+#include "string_view.hpp"
 #include "text.hpp"
 
 namespace streamdsl::detail {
@@ -54,7 +53,8 @@ class builder_state {
       text shown;  // a huge name would crowd out the rest of the message
       diag::append_elided(shown, name, 60);
       t << "duplicate name '" << shown.view() << "': the " << what << " '" << shown.view()
-        << "' reuses the name of the " << (i == 0 ? "" : "earlier ") << declared_as_[static_cast<std::size_t>(i)]
+        << "' reuses the name of the " << (i == 0 ? "" : "earlier ")
+        << declared_as_[static_cast<std::size_t>(i)]
         << "; each buffer, param, stream, event and domain needs its own name, because names bind "
            "them at run time";
       fail(diag::error_kind::duplicate_name, t);
@@ -191,8 +191,7 @@ class builder_state {
     if (b.type.power == strength::literal && a.type.power != strength::literal &&
         category_of(tb) <= category_of(ta))
       tb = ta;
-    if (a.type.power == strength::literal && b.type.power == strength::literal)
-      ta = tb = promote(ta, tb);
+    if (a.type.power == strength::literal && b.type.power == strength::literal) ta = tb = promote(ta, tb);
     ir::expr_node n{};
     n.code = ir::op::where;
     n.type = n.compute = ta;
@@ -250,8 +249,10 @@ class builder_state {
       const auto type = name_of(ir.buffers[unwritten].type);
       text t;
       diag::describe_statement(ir::view_of(ir), index, t);
-      t << " reads the temp buffer '" << temp << "' before any statement writes it, and a temp holds no value "
-        << "until the program writes one; assign '" << temp << "' first (`" << temp << " = ...`), or declare it "
+      t << " reads the temp buffer '" << temp
+        << "' before any statement writes it, and a temp holds no value "
+        << "until the program writes one; assign '" << temp << "' first (`" << temp
+        << " = ...`), or declare it "
         << "p.inout<" << type << ">(\"" << temp << "\") if the caller provides its value";
       fail(diag::error_kind::temp_read_before_write, t);
     } else if (!(value.type.power == strength::literal
@@ -405,8 +406,8 @@ class builder_state {
     text t;
     t << "the expression ";
     diag::quote_expr(ir::view_of(ir), node, t);
-    t << " in statement #" << ir.stmts.size() << " on stream '"
-      << ir.name(ir.streams[current_stream].name) << "' " << why.view();
+    t << " in statement #" << ir.stmts.size() << " on stream '" << ir.name(ir.streams[current_stream].name)
+      << "' " << why.view();
     fail(kind, t);
   }
 
@@ -446,8 +447,8 @@ class builder_state {
 
   detail::dyn_array<detail::string_view> names_;
   detail::dyn_array<detail::string_view> declared_as_;  // what each of names_ was declared as
-  detail::dyn_array<bool> written_;                   // per buffer: some statement so far writes it
-  detail::dyn_array<std::int32_t> name_table_;        // hash table over names_
+  detail::dyn_array<bool> written_;                     // per buffer: some statement so far writes it
+  detail::dyn_array<std::int32_t> name_table_;          // hash table over names_
 };
 
 }  // namespace streamdsl::detail

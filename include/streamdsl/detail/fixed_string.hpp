@@ -2,6 +2,7 @@
 // A string usable as a template argument: compile errors carry their message
 // in one so that the compiler prints it (see diag/error.hpp).
 #include <cstddef>
+
 #include "string_view.hpp"
 
 namespace streamdsl::detail {

@@ -15,7 +15,7 @@ constexpr float half_bits_to_float(std::uint16_t h) {
   if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | mantissa << 13);  // inf, nan
   if (exponent == 0) {
     if (mantissa == 0) return std::bit_cast<float>(sign);  // +-0
-    exponent = 127 - 15 + 1;  // a subnormal: normalise it
+    exponent = 127 - 15 + 1;                               // a subnormal: normalise it
     while ((mantissa & 0x400) == 0) {
       mantissa <<= 1;
       --exponent;
@@ -26,6 +26,8 @@ constexpr float half_bits_to_float(std::uint16_t h) {
 }
 
 // bfloat16: the top half of a float.
-constexpr float bfloat16_bits_to_float(std::uint16_t b) { return std::bit_cast<float>(std::uint32_t{b} << 16); }
+constexpr float bfloat16_bits_to_float(std::uint16_t b) {
+  return std::bit_cast<float>(std::uint32_t{b} << 16);
+}
 
 }  // namespace streamdsl::detail

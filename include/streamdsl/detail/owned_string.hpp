@@ -31,21 +31,15 @@ class owned_string {
   // made from a temporary without anyone writing a conversion.
   template <class S>
     requires(std::is_constructible_v<S, const char*, std::size_t> && !std::is_same_v<S, string_view>)
-  explicit(std::is_trivially_copyable_v<S>) operator S() const {
-    return S(c_str(), size());
-  }
+  explicit(std::is_trivially_copyable_v<S>) operator S() const { return S(c_str(), size()); }
   // A template, so that the right side matches exactly: with a plain
   // string_view parameter, == with a std::string_view would be ambiguous.
   template <class S>
     requires std::is_convertible_v<const S&, string_view>
-  friend bool operator==(const owned_string& a, const S& b) {
-    return a.view() == string_view(b);
-  }
+  friend bool operator==(const owned_string& a, const S& b) { return a.view() == string_view(b); }
   template <class Out>
     requires requires(Out& out, const char* p, long n) { out.write(p, n); }
-  friend Out& operator<<(Out& out, const owned_string& s) {
-    return out << s.view();
-  }
+  friend Out& operator<<(Out& out, const owned_string& s) { return out << s.view(); }
 
  private:
   dyn_array<char> chars_;  // the characters, then '\0'; empty for "" (also when moved from)

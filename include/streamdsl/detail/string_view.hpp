@@ -29,19 +29,19 @@ constexpr std::size_t length_of(const char* s) {
 class string_view {
  public:
   constexpr string_view() = default;
-  constexpr string_view(const char* s) : data_(s), size_(length_of(s)) {}  // NOLINT: implicit like std::string_view
+  constexpr string_view(const char* s)
+      : data_(s), size_(length_of(s)) {}  // NOLINT: implicit like std::string_view
   constexpr string_view(const char* s, std::size_t n) : data_(s), size_(n) {}
   template <char_range S>
     requires(!std::is_same_v<std::remove_cvref_t<S>, string_view>)
-  constexpr string_view(const S& s) : data_(s.data()), size_(s.size()) {}  // NOLINT: implicit, as from std::string
+  constexpr string_view(const S& s)
+      : data_(s.data()), size_(s.size()) {}  // NOLINT: implicit, as from std::string
 
   // To std::string, std::string_view, ...: std::string(name), explicitly
   // (an implicit conversion would make == with a std::string_view ambiguous).
   template <class S>
     requires(std::is_constructible_v<S, const char*, std::size_t> && !std::is_same_v<S, string_view>)
-  constexpr explicit operator S() const {
-    return S(data_, size_);
-  }
+  constexpr explicit operator S() const { return S(data_, size_); }
 
   constexpr const char* data() const { return data_; }
   constexpr std::size_t size() const { return size_; }

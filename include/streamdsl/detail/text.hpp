@@ -44,9 +44,7 @@ class text {
   constexpr bool contains(string_view part) const { return detail::contains(view(), part); }
   template <class Out>
     requires requires(Out& out, const char* p, long n) { out.write(p, n); }
-  friend Out& operator<<(Out& out, const text& t) {
-    return out << t.view();
-  }
+  friend Out& operator<<(Out& out, const text& t) { return out << t.view(); }
 
  private:
   constexpr text& append_unsigned(unsigned long long v) {

@@ -16,7 +16,9 @@ class error : public std::exception {
   explicit error(detail::string_view message) noexcept { store(message.data(), message.size()); }
   // Copies must not throw (an exception is copied while in flight): a copy
   // that gets no memory keeps a fixed message instead.
-  error(const error& other) noexcept : std::exception(other) { store(other.what(), std::strlen(other.what())); }
+  error(const error& other) noexcept : std::exception(other) {
+    store(other.what(), std::strlen(other.what()));
+  }
   error& operator=(const error& other) noexcept {
     if (this != &other) {
       delete[] message_;

@@ -3,6 +3,7 @@
 // it in diag/raise.hpp, so that even a compiler that prints the message as a
 // list of characters (nvcc) names the kind of mistake in words.
 #include <cstdint>
+
 #include "../detail/string_view.hpp"
 
 namespace streamdsl::diag {

@@ -4,8 +4,8 @@
 // are shortened at a word boundary, and a message that would still not fit
 // is cut at a word boundary with a visible " [...]" rather than mid-word.
 #include <cstddef>
-#include "../detail/string_view.hpp"
 
+#include "../detail/string_view.hpp"
 #include "../detail/text.hpp"
 
 namespace streamdsl::diag {

@@ -19,16 +19,12 @@ class buffer {
   constexpr buffer& operator=(const buffer& value) { return assign(value); }
   template <class E>
     requires detail::operand_like<E>
-  constexpr buffer& operator=(const E& value) {
-    return assign(value);
-  }
+  constexpr buffer& operator=(const E& value) { return assign(value); }
 
-#define STREAMDSL_COMPOUND_ASSIGNMENT(sym, op_sym)  \
-  template <class E>                                \
-    requires detail::operand_like<E>                \
-  constexpr buffer& operator sym(const E& value) {  \
-    return assign(*this op_sym value);              \
-  }
+#define STREAMDSL_COMPOUND_ASSIGNMENT(sym, op_sym) \
+  template <class E>                               \
+    requires detail::operand_like<E>               \
+  constexpr buffer& operator sym(const E& value) { return assign(*this op_sym value); }
   STREAMDSL_COMPOUND_ASSIGNMENT(+=, +)
   STREAMDSL_COMPOUND_ASSIGNMENT(-=, -)
   STREAMDSL_COMPOUND_ASSIGNMENT(*=, *)

@@ -2,7 +2,6 @@
 // sd::builder: what the program lambda receives. It declares buffers, params,
 // streams, events and domains; statements are written with the handles.
 #include "../detail/string_view.hpp"
-
 #include "buffer.hpp"
 #include "domain.hpp"
 #include "event.hpp"

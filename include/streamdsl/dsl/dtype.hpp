@@ -3,8 +3,9 @@
 // buffers promote as usual, literal scalars are weak (they never widen a
 // buffer's type), and 0-d values (params) sit between the two, as in PyTorch.
 #include <cstdint>
-#include "../detail/string_view.hpp"
 #include <type_traits>
+
+#include "../detail/string_view.hpp"
 
 // CUDA's 16-bit float types are element types under nvcc (and with
 // STREAMDSL_WITH_CUDA_HEADERS under another compiler). They are only declared
@@ -64,8 +65,7 @@ constexpr dtype_category category_of(dtype t) {
 
 // __half and __nv_bfloat16 cannot represent each other; mixing them needs a cast.
 constexpr bool compatible(dtype a, dtype b) {
-  return !((a == dtype::float16 && b == dtype::bfloat16) ||
-           (a == dtype::bfloat16 && b == dtype::float16));
+  return !((a == dtype::float16 && b == dtype::bfloat16) || (a == dtype::bfloat16 && b == dtype::float16));
 }
 
 constexpr int rank_of(dtype t) {
@@ -154,7 +154,9 @@ struct dtype_traits<__nv_bfloat16> {
 #endif
 
 template <class T>
-concept element_type = requires { dtype_traits<std::remove_cv_t<T>>::value; };
+concept element_type = requires {
+  dtype_traits<std::remove_cv_t<T>>::value;
+};
 
 template <class T>
 inline constexpr dtype dtype_v = dtype_traits<std::remove_cv_t<T>>::value;

@@ -86,16 +86,16 @@ constexpr auto make_binary(ir::op code, const A& a, const B& b) {
 
 template <class A, class B>
 concept binary_operands = operand_like<A> && operand_like<B> &&
-                          (node_like<std::remove_cvref_t<A>> || node_like<std::remove_cvref_t<B>>);
+    (node_like<std::remove_cvref_t<A>> || node_like<std::remove_cvref_t<B>>);
 
 }  // namespace detail
 
-#define STREAMDSL_BINARY_OPERATOR(sym, code, result)                                  \
-  template <class A, class B>                                                          \
-    requires detail::binary_operands<A, B>                                             \
-  constexpr auto operator sym(const A& a, const B& b) {                                \
-    constexpr typed r = detail::result<A, B>;                                          \
-    return detail::make_binary<r.type, r.power>(ir::op::code, a, b);                   \
+#define STREAMDSL_BINARY_OPERATOR(sym, code, result)                 \
+  template <class A, class B>                                        \
+    requires detail::binary_operands<A, B>                           \
+  constexpr auto operator sym(const A& a, const B& b) {              \
+    constexpr typed r = detail::result<A, B>;                        \
+    return detail::make_binary<r.type, r.power>(ir::op::code, a, b); \
   }
 
 STREAMDSL_BINARY_OPERATOR(+, add, arithmetic_type)

@@ -21,10 +21,10 @@ constexpr auto make_unary(const A& a) {
 
 }  // namespace detail
 
-#define STREAMDSL_UNARY_FUNCTION(fn, floating)                     \
-  template <detail::node_like A>                                   \
-  constexpr auto fn(const A& a) {                                  \
-    return detail::make_unary<ir::op::fn, floating>(a);            \
+#define STREAMDSL_UNARY_FUNCTION(fn, floating)          \
+  template <detail::node_like A>                        \
+  constexpr auto fn(const A& a) {                       \
+    return detail::make_unary<ir::op::fn, floating>(a); \
   }
 
 STREAMDSL_UNARY_FUNCTION(abs, false)
@@ -82,7 +82,8 @@ constexpr auto where(const C& c, const A& a, const B& b) {
   auto* s = c.builder();
   const auto r = s->where(c.as_operand(s), detail::lift(s, a), detail::lift(s, b));
   constexpr typed t = detail::where_type<A, B>();
-  return detail::expr_for<t.type, (C::static_type.power > t.power ? C::static_type.power : t.power)>{s, r.node};
+  return detail::expr_for<t.type, (C::static_type.power > t.power ? C::static_type.power : t.power)>{s,
+                                                                                                     r.node};
 }
 
 }  // namespace streamdsl

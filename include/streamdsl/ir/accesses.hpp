@@ -1,7 +1,6 @@
 #pragma once
 // Which buffers a statement reads and writes.
 #include "../detail/dyn_array.hpp"
-
 #include "program_view.hpp"
 
 namespace streamdsl::ir {

@@ -1,8 +1,8 @@
 #pragma once
 // The named things of a program: buffers, params, streams, events, domains.
 #include <cstdint>
-#include "../detail/string_view.hpp"
 
+#include "../detail/string_view.hpp"
 #include "../dsl/dtype.hpp"
 
 namespace streamdsl::ir {

@@ -2,8 +2,8 @@
 // One node of an elementwise expression tree. Trees live in a flat array and
 // refer to their operands by index, so they survive constant evaluation.
 #include <cstdint>
-#include "../detail/string_view.hpp"
 
+#include "../detail/string_view.hpp"
 #include "../dsl/dtype.hpp"
 
 namespace streamdsl::ir {
@@ -14,9 +14,34 @@ enum class op : std::uint8_t {
   param,    // host value bound at run time (ref = param id)
   literal,  // constant written in the program
   // unary
-  neg, logical_not, abs, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, relu, cast,
+  neg,
+  logical_not,
+  abs,
+  exp,
+  log,
+  sqrt,
+  rsqrt,
+  sin,
+  cos,
+  tanh,
+  sigmoid,
+  relu,
+  cast,
   // binary
-  add, sub, mul, div, min, max, lt, le, gt, ge, eq, ne, logical_and, logical_or,
+  add,
+  sub,
+  mul,
+  div,
+  min,
+  max,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  logical_and,
+  logical_or,
   // ternary
   where,
 };
@@ -93,9 +118,9 @@ struct expr_node {
   dtype type = dtype::float32;     // result type
   dtype compute = dtype::float32;  // type the operands are converted to
   std::int32_t a = -1, b = -1, c = -1;
-  std::int32_t ref = -1;  // buffer or param id
-  double fvalue = 0;      // literal value (floating view)
-  std::int64_t ivalue = 0;  // literal value (exact integral view)
+  std::int32_t ref = -1;     // buffer or param id
+  double fvalue = 0;         // literal value (floating view)
+  std::int64_t ivalue = 0;   // literal value (exact integral view)
   std::int32_t domain = -1;  // iteration domain, -1 for a broadcast scalar
 };
 

@@ -1,10 +1,9 @@
 #pragma once
 // The IR of a program while it is built and analysed: growable arrays that
 // live only during constant evaluation (they are frozen into a plan/).
-#include "../detail/text.hpp"
-#include "../detail/string_view.hpp"
 #include "../detail/dyn_array.hpp"
-
+#include "../detail/string_view.hpp"
+#include "../detail/text.hpp"
 #include "../diag/error_kind.hpp"
 #include "entities.hpp"
 #include "expr_node.hpp"

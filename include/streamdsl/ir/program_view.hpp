@@ -4,7 +4,6 @@
 // and the frozen arrays of a plan.
 #include "../detail/dyn_array.hpp"
 #include "../detail/string_view.hpp"
-
 #include "program.hpp"
 
 namespace streamdsl::ir {

@@ -38,8 +38,7 @@ constexpr void render_expr(const program_view& p, std::int32_t id, detail::text&
       render_expr(p, n.a, out);
       out << ')';
       return;
-    default:
-      break;
+    default: break;
   }
   if (is_infix(n.code)) {
     const int prec = precedence(n.code);
@@ -68,12 +67,8 @@ constexpr void render_statement(const program_view& p, const statement& s, detai
       out << p.buffer_name(s.target) << " = ";
       render_expr(p, s.root, out);
       return;
-    case stmt_kind::record:
-      out << p.event_name(s.event) << ".record()";
-      return;
-    case stmt_kind::wait:
-      out << p.event_name(s.event) << ".wait()";
-      return;
+    case stmt_kind::record: out << p.event_name(s.event) << ".record()"; return;
+    case stmt_kind::wait: out << p.event_name(s.event) << ".wait()"; return;
     case stmt_kind::wait_stream:
       out << p.stream_name(s.stream) << ".wait_stream(" << p.stream_name(s.other) << ')';
       return;

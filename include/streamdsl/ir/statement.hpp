@@ -2,6 +2,7 @@
 // A statement of the program in program order: an elementwise assignment or
 // a sync operation, each tagged with the stream slot it was issued on.
 #include <cstdint>
+
 #include "../detail/string_view.hpp"
 
 namespace streamdsl::ir {

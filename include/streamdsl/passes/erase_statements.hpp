@@ -1,12 +1,12 @@
 #pragma once
 // Removes statements from a program, keeping each wait bound to its record.
 #include "../detail/dyn_array.hpp"
-
 #include "../ir/program.hpp"
 
 namespace streamdsl::passes {
 
-constexpr void erase_statements(detail::dyn_array<ir::statement>& stmts, const detail::dyn_array<bool>& drop) {
+constexpr void erase_statements(detail::dyn_array<ir::statement>& stmts,
+                                const detail::dyn_array<bool>& drop) {
   detail::dyn_array<std::int32_t> index(stmts.size(), -1);
   detail::dyn_array<ir::statement> out;
   for (std::size_t i = 0; i < stmts.size(); ++i) {

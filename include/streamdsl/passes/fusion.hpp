@@ -7,7 +7,6 @@
 // statements in order for each element is the program's meaning. A kernel
 // is issued where its run ends, so everything it depends on is issued first.
 #include "../detail/dyn_array.hpp"
-
 #include "../ir/program_view.hpp"
 #include "../plan/plan_types.hpp"
 
@@ -31,7 +30,8 @@ constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true
     auto& run = open[static_cast<std::size_t>(s)];
     if (run.empty()) return;
     const auto k = static_cast<std::int32_t>(out.kernels.size());
-    out.kernels.push_back({s, open_domain[static_cast<std::size_t>(s)], static_cast<std::int32_t>(out.stmts.size()),
+    out.kernels.push_back({s, open_domain[static_cast<std::size_t>(s)],
+                           static_cast<std::int32_t>(out.stmts.size()),
                            static_cast<std::int32_t>(run.size())});
     for (auto i : run) {
       out.stmts.push_back(i);

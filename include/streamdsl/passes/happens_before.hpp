@@ -10,8 +10,8 @@
 // order runs against each other and against the caller, so they are left to
 // the plan.
 #include <cstdint>
-#include "../detail/dyn_array.hpp"
 
+#include "../detail/dyn_array.hpp"
 #include "../ir/statement.hpp"
 
 namespace streamdsl::passes {
@@ -19,7 +19,9 @@ namespace streamdsl::passes {
 class happens_before {
  public:
   constexpr happens_before(detail::array_view<ir::statement> stmts, std::size_t stream_count)
-      : streams_(stream_count), seq_(stmts.size()), stream_of_(stmts.size()),
+      : streams_(stream_count),
+        seq_(stmts.size()),
+        stream_of_(stmts.size()),
         clocks_(stmts.size() * stream_count) {
     detail::dyn_array<std::int32_t> current(stream_count * stream_count, 0);  // per stream: its clock
     for (std::size_t i = 0; i < stmts.size(); ++i) {
@@ -57,7 +59,8 @@ class happens_before {
   // Whether everything statement `r` (a record) captured is already known at i.
   constexpr bool covers(std::int32_t i, std::int32_t r) const {
     for (std::size_t k = 0; k < streams_; ++k)
-      if (clocks_[static_cast<std::size_t>(r) * streams_ + k] > clocks_[static_cast<std::size_t>(i) * streams_ + k])
+      if (clocks_[static_cast<std::size_t>(r) * streams_ + k] >
+          clocks_[static_cast<std::size_t>(i) * streams_ + k])
         return false;
     return true;
   }

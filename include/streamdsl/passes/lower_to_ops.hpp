@@ -4,7 +4,6 @@
 // run each stream's share), framed by the entry edges (every side stream
 // waits for main) and the exit edges (main waits for every side stream).
 #include "../detail/dyn_array.hpp"
-
 #include "../plan/plan_model.hpp"
 #include "fusion.hpp"
 
@@ -44,7 +43,8 @@ constexpr void lower_to_ops(plan_model& m, const kernel_partition& parts) {
   auto issue_kernels_before = [&](std::int32_t i) {
     while (next_kernel < parts.kernels.size() && parts.issue_before[next_kernel] == i) {
       const auto k = static_cast<std::int32_t>(next_kernel++);
-      m.ops.push_back({op_kind::kernel, sync_role::user, parts.kernels[static_cast<std::size_t>(k)].stream, k});
+      m.ops.push_back(
+          {op_kind::kernel, sync_role::user, parts.kernels[static_cast<std::size_t>(k)].stream, k});
     }
   };
   for (std::int32_t i = 0; i < n; ++i) {

@@ -9,7 +9,8 @@ namespace streamdsl::passes {
 constexpr std::int32_t add_synthetic_event(ir::program& p, ir::event_role role) {
   detail::text t;
   // A "." no user name has (names are identifiers), so these never collide with one.
-  t << (role == ir::event_role::automatic ? "auto_sync." : "wait_stream.") << static_cast<long long>(p.events.size());
+  t << (role == ir::event_role::automatic ? "auto_sync." : "wait_stream.")
+    << static_cast<long long>(p.events.size());
   p.events.push_back({p.intern(t.view()), role});
   return static_cast<std::int32_t>(p.events.size() - 1);
 }

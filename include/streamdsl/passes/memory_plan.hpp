@@ -8,7 +8,6 @@
 // writes element i, and slots of one domain and element size map element i
 // to the same bytes.
 #include "../detail/dyn_array.hpp"
-
 #include "../ir/accesses.hpp"
 #include "../plan/plan_model.hpp"
 #include "fusion.hpp"

@@ -25,8 +25,9 @@ namespace streamdsl::passes {
 
 // Moves statements `moved` (ascending indices) to just before statement
 // `before` (not among them), onto stream `stream`; waits stay bound.
-constexpr void move_statements(detail::dyn_array<ir::statement>& stmts, const detail::dyn_array<std::int32_t>& moved,
-                               std::int32_t before, std::int32_t stream) {
+constexpr void move_statements(detail::dyn_array<ir::statement>& stmts,
+                               const detail::dyn_array<std::int32_t>& moved, std::int32_t before,
+                               std::int32_t stream) {
   const auto n = stmts.size();
   detail::dyn_array<bool> is_moved(n, false);
   for (auto i : moved) is_moved[static_cast<std::size_t>(i)] = true;
@@ -126,7 +127,8 @@ class access_sets {
     written_[static_cast<std::size_t>(s.target)] = true;
   }
   constexpr bool conflicts(const ir::program_view& p, const ir::statement& s) const {
-    if (read_[static_cast<std::size_t>(s.target)] || written_[static_cast<std::size_t>(s.target)]) return true;
+    if (read_[static_cast<std::size_t>(s.target)] || written_[static_cast<std::size_t>(s.target)])
+      return true;
     for (auto b : ir::reads_of(p, s))
       if (written_[static_cast<std::size_t>(b)]) return true;
     return false;
@@ -146,17 +148,19 @@ class access_sets {
 //   among the syncs of its stream, so happens-before between the others stays
 //   as it was; a moved statement sits right before `to` on the consumer's
 //   stream with no sync between, so it is ordered exactly as `to` is.
-constexpr bool move_is_safe(const ir::program_view& p, const happens_before& hb, const kernel_partition& parts,
-                            move_candidate c) {
+constexpr bool move_is_safe(const ir::program_view& p, const happens_before& hb,
+                            const kernel_partition& parts, move_candidate c) {
   const auto& producer = parts.kernels[static_cast<std::size_t>(c.producer)];
   const auto first = parts.stmts[static_cast<std::size_t>(producer.first)];
-  const auto to = parts.stmts[static_cast<std::size_t>(parts.kernels[static_cast<std::size_t>(c.consumer)].first)];
+  const auto to =
+      parts.stmts[static_cast<std::size_t>(parts.kernels[static_cast<std::size_t>(c.consumer)].first)];
   access_sets moved(p.buffers.size());
   for (std::int32_t j = 0; j < producer.count; ++j)
     moved.add(p, p.stmts[parts.stmts[static_cast<std::size_t>(producer.first + j)]]);
   for (std::int32_t x = 0; x < static_cast<std::int32_t>(p.stmts.size()); ++x) {
     const auto& s = p.stmts[x];
-    if (s.kind != ir::stmt_kind::assign || parts.kernel_of[static_cast<std::size_t>(x)] == c.producer) continue;
+    if (s.kind != ir::stmt_kind::assign || parts.kernel_of[static_cast<std::size_t>(x)] == c.producer)
+      continue;
     if (!moved.conflicts(p, s)) continue;
     if (x >= first && x < to) return false;
     if (x < to ? !hb.ordered(x, to) : (x != to && !hb.ordered(to, x))) return false;
@@ -214,7 +218,8 @@ constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>&
   for (std::size_t i = m.ir.stmts.size(); i-- > 0;) {
     const auto& w = m.ir.stmts[i];
     if (w.kind != ir::stmt_kind::wait) continue;
-    if (!emptied_stream[static_cast<std::size_t>(m.ir.stmts[static_cast<std::size_t>(w.binds)].stream)]) continue;
+    if (!emptied_stream[static_cast<std::size_t>(m.ir.stmts[static_cast<std::size_t>(w.binds)].stream)])
+      continue;
     if (orders_a_conflict(ir::view_of(m.ir), hb, static_cast<std::int32_t>(i))) continue;
     detail::text t;
     t << "removed ";

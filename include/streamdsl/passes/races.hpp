@@ -70,8 +70,8 @@ constexpr race find_race(const ir::program_view& p, const happens_before& hb) {
     auto check = [&](std::int32_t b, bool writes) -> race {
       for (std::int32_t t = 0; t < static_cast<std::int32_t>(p.streams.size()); ++t) {
         if (t == s.stream) continue;
-        const auto other =
-            unordered_conflict(table, [&](std::int32_t a) { return hb.ordered(a, i); }, b, t, writes);
+        const auto other = unordered_conflict(
+            table, [&](std::int32_t a) { return hb.ordered(a, i); }, b, t, writes);
         if (other >= 0) {
           const bool other_writes = table.write(b, t) == other;
           return race{b, other, i, other_writes, writes};

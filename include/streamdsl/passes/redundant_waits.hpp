@@ -10,7 +10,6 @@
 // and no record's clock depends on it (the group holds no record of its
 // stream), so one pass is exact.
 #include "../detail/dyn_array.hpp"
-
 #include "../detail/text.hpp"
 #include "../ir/render.hpp"
 #include "../plan/plan_model.hpp"
@@ -22,8 +21,8 @@ namespace streamdsl::passes {
 // Whether the join of `known` and the records of the group's other kept
 // waits covers the record of group[j].
 constexpr bool implied_in_group(const happens_before& hb, const ir::program& p,
-                                const detail::dyn_array<std::int32_t>& group, const detail::dyn_array<bool>& drop,
-                                std::size_t j) {
+                                const detail::dyn_array<std::int32_t>& group,
+                                const detail::dyn_array<bool>& drop, std::size_t j) {
   const auto streams = static_cast<std::int32_t>(p.streams.size());
   const auto first = group[0];
   const auto record = p.stmts[static_cast<std::size_t>(group[j])].binds;
@@ -72,8 +71,9 @@ constexpr void remove_redundant_waits(plan_model& m) {
     detail::text t;
     t << "removed ";
     ir::describe_sync(view, i, t);
-    t << (hb.covers(i, p.stmts[static_cast<std::size_t>(i)].binds) ? ": already implied by earlier syncs"
-                                                                     : ": already implied by the waits next to it");
+    t << (hb.covers(i, p.stmts[static_cast<std::size_t>(i)].binds)
+              ? ": already implied by earlier syncs"
+              : ": already implied by the waits next to it");
     m.note(t);
   }
 

@@ -6,7 +6,6 @@
 // ones), bound to a record placed right after that access. Records are shared
 // by every wait that needs the same point. O(statements x streams x reads).
 #include "../detail/dyn_array.hpp"
-
 #include "../ir/accesses.hpp"
 #include "lower_wait_stream.hpp"
 #include "races.hpp"
@@ -20,7 +19,7 @@ constexpr void insert_syncs(ir::program& p) {
   const detail::dyn_array<ir::statement> in = p.stmts;
 
   detail::dyn_array<ir::statement> out;
-  detail::dyn_array<std::int32_t> seq, clock;    // per out entry: position on its stream, clock before it
+  detail::dyn_array<std::int32_t> seq, clock;     // per out entry: position on its stream, clock before it
   detail::dyn_array<std::int32_t> cur(S * S, 0);  // live clock of each stream
   detail::dyn_array<std::int32_t> record_after;   // per out entry: event of the sync record after it, or -1
   detail::dyn_array<std::int32_t> record_clock;   // per synthetic event (indexed by event id): its clock
@@ -71,7 +70,8 @@ constexpr void insert_syncs(ir::program& p) {
         record_after[latest] = event;
         record_clock.resize(static_cast<std::size_t>(event + 1) * S, 0);
         for (std::size_t k = 0; k < S; ++k)
-          record_clock[static_cast<std::size_t>(event) * S + k] = clock[static_cast<std::size_t>(latest) * S + k];
+          record_clock[static_cast<std::size_t>(event) * S + k] =
+              clock[static_cast<std::size_t>(latest) * S + k];
         record_clock[static_cast<std::size_t>(event) * S + static_cast<std::size_t>(t)] = seq[latest] + 1;
       }
       ir::statement w{};

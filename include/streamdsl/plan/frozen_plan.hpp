@@ -23,9 +23,9 @@ struct plan_sizes {
 
 constexpr plan_sizes sizes_of(const plan_model& m) {
   const auto& p = m.ir;
-  return {p.pool.size(), p.buffers.size(), p.params.size(), p.streams.size(), p.events.size(),
-          p.domains.size(), p.nodes.size(), p.stmts.size(), p.reads.size(), m.ops.size(), m.kernels.size(),
-          m.kernel_stmts.size(), m.slots.size(), m.notes.size()};
+  return {p.pool.size(),    p.buffers.size(),      p.params.size(), p.streams.size(), p.events.size(),
+          p.domains.size(), p.nodes.size(),        p.stmts.size(),  p.reads.size(),   m.ops.size(),
+          m.kernels.size(), m.kernel_stmts.size(), m.slots.size(),  m.notes.size()};
 }
 
 constexpr bool fits_within(const plan_sizes& a, const plan_sizes& b) {
@@ -89,7 +89,7 @@ struct frozen_plan {
   detail::fixed_array<ir::name_ref, Z.notes> notes{};
   diag::error_kind error = diag::error_kind::none;
   detail::fixed_string<error_capacity> message{};
-  plan_sizes used{};  // how much of each array holds the plan
+  plan_sizes used{};              // how much of each array holds the plan
   std::size_t storage_count = 0;  // used.buffers, or 0 for a program with an error (no storage planned)
 
   // The plan: the first `used` elements of each array.
@@ -129,9 +129,9 @@ template <plan_sizes Z>
 constexpr frozen_plan<Z> freeze(const plan_view& v, diag::error_kind error, detail::string_view message) {
   frozen_plan<Z> f;
   const auto& p = v.ir;
-  f.used = {p.pool.size(), p.buffers.size(), p.params.size(), p.streams.size(), p.events.size(),
-            p.domains.size(), p.nodes.size(), p.stmts.size(), p.reads.size(), v.ops.size(), v.kernels.size(),
-            v.kernel_stmts.size(), v.slots.size(), v.notes.size()};
+  f.used = {p.pool.size(),    p.buffers.size(),      p.params.size(), p.streams.size(), p.events.size(),
+            p.domains.size(), p.nodes.size(),        p.stmts.size(),  p.reads.size(),   v.ops.size(),
+            v.kernels.size(), v.kernel_stmts.size(), v.slots.size(),  v.notes.size()};
   if (!fits_within(f.used, Z)) detail::streamdsl_internal_error_plan_exceeds_its_bounds();
   f.storage_count = v.storage.size();
   detail::copy_into(f.pool, p.pool);

@@ -1,10 +1,9 @@
 #pragma once
 // A plan while the passes build it (growable, constant evaluation only).
 // plan/frozen_plan.hpp turns it into a compile-time value.
-#include "../detail/string_view.hpp"
 #include "../detail/dyn_array.hpp"
+#include "../detail/string_view.hpp"
 #include "../diag/message.hpp"
-
 #include "../ir/program.hpp"
 #include "../ir/program_view.hpp"
 #include "plan_types.hpp"
@@ -49,8 +48,10 @@ struct plan_model {
 // A view of a plan built at run time (the passes are constexpr, not consteval:
 // tests and the random-program tester schedule programs while running).
 constexpr plan_view view_of(const plan_model& m) {
-  return {ir::view_of(m.ir), m.ops,   m.kernels, m.kernel_stmts, m.storage, m.slots,
-          m.notes,          m.ir.ok() ? detail::string_view{} : m.ir.errors.front().message.view()};
+  return {ir::view_of(m.ir), m.ops,
+          m.kernels,         m.kernel_stmts,
+          m.storage,         m.slots,
+          m.notes,           m.ir.ok() ? detail::string_view{} : m.ir.errors.front().message.view()};
 }
 
 }  // namespace streamdsl

@@ -2,8 +2,8 @@
 // The pieces of a plan: operations issued per stream (kernels, records,
 // waits), kernels as lists of statements, and memory slots for temps.
 #include <cstdint>
-#include "../detail/string_view.hpp"
 
+#include "../detail/string_view.hpp"
 #include "../dsl/dtype.hpp"
 
 namespace streamdsl {

@@ -75,7 +75,9 @@ struct plan_view {
     return n;
   }
   // Records and waits on a stream, entry and exit edges not counted.
-  constexpr std::size_t records(detail::string_view stream) const { return count_syncs(op_kind::record, stream); }
+  constexpr std::size_t records(detail::string_view stream) const {
+    return count_syncs(op_kind::record, stream);
+  }
   constexpr std::size_t waits(detail::string_view stream) const { return count_syncs(op_kind::wait, stream); }
   constexpr std::size_t sync_count() const {
     std::size_t n = 0;

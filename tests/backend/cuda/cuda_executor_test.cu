@@ -2,17 +2,17 @@
 // graph mode, binding errors. Tagged [sanitize] tests are small enough for
 // compute-sanitizer (scripts/gpu.sh runs them under memcheck, racecheck and
 // synccheck).
-#include <catch2/catch.hpp>
 #include <cuda_runtime.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <streamdsl/backend/cuda/cuda_executor.hpp>
 #include <streamdsl/backend/cuda/cuda_graph.hpp>
 #include <streamdsl/backend/cuda/device_bindings.hpp>
-#include <utility>
 #include <streamdsl/streamdsl.hpp>
+#include <utility>
 #include <vector>
 
 #include "device_buffer.hpp"
@@ -69,9 +69,9 @@ TEST_CASE("seed under relaxed placement: one kernel, same results", "[cuda][sani
 }
 
 TEST_CASE("vector path, scalar tail and unaligned pointers", "[cuda]") {
-  check_seed(seed, std::size_t{1} << 20);         // vectorised body
-  check_seed(seed, (std::size_t{1} << 20) + 3);   // and a tail
-  check_seed(seed, 4097, 1);                      // pointers 4 bytes off 16: scalar path
+  check_seed(seed, std::size_t{1} << 20);        // vectorised body
+  check_seed(seed, (std::size_t{1} << 20) + 3);  // and a tail
+  check_seed(seed, 4097, 1);                     // pointers 4 bytes off 16: scalar path
   check_seed(seed, 1);
 }
 
@@ -150,8 +150,16 @@ TEST_CASE("two chains of temps on two streams become one kernel with the same re
     auto s2 = p.stream("s2");
     auto e1 = p.event("e1");
     auto e2 = p.event("e2");
-    sd::with_stream(s1, [&] { a = x * 2; a = a + 1; e1.record(); });
-    sd::with_stream(s2, [&] { b = x * 3; b = b - 1; e2.record(); });
+    sd::with_stream(s1, [&] {
+      a = x * 2;
+      a = a + 1;
+      e1.record();
+    });
+    sd::with_stream(s2, [&] {
+      b = x * 3;
+      b = b - 1;
+      e2.record();
+    });
     e1.wait();
     e2.wait();
     out = a + b;
@@ -175,10 +183,10 @@ TEST_CASE("temps in workspace slots, inouts, 0-d buffers and automatic syncs", "
     auto b = p.output<float>("b");
     auto t = p.temp<float>("t");
     auto side = p.stream("side");
-    t = x * s;                                    // main
-    sd::with_stream(side, [&] { a = t + 1; });    // side reads t: a sync is inserted
-    b = t * 3;                                    // main reads t too: t is in a slot
-    acc = acc + t;                                // inout on main
+    t = x * s;                                  // main
+    sd::with_stream(side, [&] { a = t + 1; });  // side reads t: a sync is inserted
+    b = t * 3;                                  // main reads t too: t is in a slot
+    acc = acc + t;                              // inout on main
   });
   STATIC_REQUIRE(prog.plan().slot_count() == 1);
   const std::size_t n = 5000;
@@ -219,7 +227,8 @@ TEST_CASE("graph mode: one launch, and rebinding updates the graph in place", "[
   const auto xs = random_floats(n, 21), xs2 = random_floats(n, 22);
   device_buffer<float> x(xs), y(n), z(n), x2(xs2), y2(n), z2(n);
   sd::cuda_executor ex;
-  auto graph = sd::capture(ex, seed, sd::bind("x", x.cget(), n), sd::bind("y", y.get(), n), sd::bind("z", z.get(), n));
+  auto graph =
+      sd::capture(ex, seed, sd::bind("x", x.cget(), n), sd::bind("y", y.get(), n), sd::bind("z", z.get(), n));
   graph.launch();
   auto zs = z.download();
   for (std::size_t k = 0; k < n; ++k) REQUIRE(zs[k] == (xs[k] + 1) * 2);
@@ -262,7 +271,8 @@ TEST_CASE("binding errors are thrown before anything is launched", "[cuda][sanit
   REQUIRE_THROWS_WITH(
       ex.run(seed, sd::bind("x", x.cget(), n), sd::bind("y", host_y.data(), n), sd::bind("z", z.get(), n)),
       Catch::Contains("buffer 'y'") && Catch::Contains("host memory"));
-  REQUIRE_THROWS_WITH(ex.run(seed, sd::bind("x", x.cget(), n), sd::bind("z", z.get(), n)), Catch::Contains("'y'"));
+  REQUIRE_THROWS_WITH(ex.run(seed, sd::bind("x", x.cget(), n), sd::bind("z", z.get(), n)),
+                      Catch::Contains("'y'"));
   const auto zs = z.download();
   for (auto v : zs) REQUIRE(v == -7.f);  // untouched
   for (auto v : host_y) REQUIRE(v == -7.f);

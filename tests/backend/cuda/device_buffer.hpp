@@ -20,7 +20,9 @@ using host_t = std::conditional_t<std::is_same_v<T, bool>, unsigned char, T>;
 template <class T>
 class device_buffer {
  public:
-  explicit device_buffer(std::size_t n) : n_(n) { check(cudaMalloc(&ptr_, (n ? n : 1) * sizeof(T)), "cudaMalloc"); }
+  explicit device_buffer(std::size_t n) : n_(n) {
+    check(cudaMalloc(&ptr_, (n ? n : 1) * sizeof(T)), "cudaMalloc");
+  }
   explicit device_buffer(const std::vector<host_t<T>>& host) : device_buffer(host.size()) { upload(host); }
   ~device_buffer() { cudaFree(ptr_); }
   device_buffer(const device_buffer&) = delete;

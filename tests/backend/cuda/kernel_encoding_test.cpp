@@ -2,12 +2,11 @@
 // here the way fused_kernel.cuh decodes it, and evaluated in double, so every
 // field (positions, local numbering, flags, literal bits) is checked against
 // what the program means.
+#include <bit>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <streamdsl/backend/cuda/kernel_encoding.hpp>
 #include <streamdsl/streamdsl.hpp>
-
-#include <bit>
-#include <cmath>
 #include <vector>
 
 namespace {
@@ -37,7 +36,8 @@ struct pack_reader {
   int buffers() const { return code[1]; }
   // A double for floating types, an int64 otherwise.
   static double literal(sd::dtype type, int hi, int lo) {
-    const auto bits = static_cast<std::uint64_t>(static_cast<std::uint32_t>(hi)) << 32 | static_cast<std::uint32_t>(lo);
+    const auto bits =
+        static_cast<std::uint64_t>(static_cast<std::uint32_t>(hi)) << 32 | static_cast<std::uint32_t>(lo);
     if (sd::category_of(type) == sd::dtype_category::floating) return std::bit_cast<double>(bits);
     return static_cast<double>(static_cast<std::int64_t>(bits));
   }
@@ -111,7 +111,8 @@ TEST_CASE("a pack evaluates to the program's values", "[cuda][encoding]") {
 }
 
 TEST_CASE("every node is written once, operands first, and the pack is exactly full", "[cuda][encoding]") {
-  const int first_node = cd::header_size + encoded.code[1] + encoded.code[2] + cd::statement_fields * encoded.code[3];
+  const int first_node =
+      cd::header_size + encoded.code[1] + encoded.code[2] + cd::statement_fields * encoded.code[3];
   int pos = first_node;
   int nodes = 0;
   while (pos < static_cast<int>(shape.code_size)) {

@@ -1,16 +1,14 @@
 // Bad bindings are rejected before anything runs, with a binding_error that
 // names the buffer or param and says what is wrong; every output stays as it was.
-#include <catch2/catch.hpp>
-
-#include <cstring>
 #include <array>
+#include <catch2/catch.hpp>
+#include <cstring>
 #include <initializer_list>
 #include <span>
+#include <streamdsl/backend/host/host_executor.hpp>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <streamdsl/backend/host/host_executor.hpp>
 
 #include "host_test_support.hpp"
 
@@ -50,8 +48,9 @@ struct fixture {
   // Every valid binding except those named in `leave_out`, plus `extra`.
   std::vector<sd::binding> bindings(std::initializer_list<std::string_view> leave_out = {},
                                     std::initializer_list<sd::binding> extra = {}) {
-    std::vector<sd::binding> all{sd::bind("x", x), sd::bind("s", &s, 1), sd::bind("k", 3.0f), sd::bind("y", y),
-                                 sd::bind("w", w),  sd::bind("u", u),     sd::bind("v", v)};
+    std::vector<sd::binding> all{sd::bind("x", x), sd::bind("s", &s, 1), sd::bind("k", 3.0f),
+                                 sd::bind("y", y), sd::bind("w", w),     sd::bind("u", u),
+                                 sd::bind("v", v)};
     std::vector<sd::binding> out;
     for (auto& b : all) {
       bool skip = false;
@@ -72,7 +71,8 @@ struct fixture {
 };
 
 // Runs with `bindings`, expects a binding_error whose message contains each of `parts`.
-void expect_error(fixture& f, const std::vector<sd::binding>& bindings, std::initializer_list<std::string> parts) {
+void expect_error(fixture& f, const std::vector<sd::binding>& bindings,
+                  std::initializer_list<std::string> parts) {
   sd::host_executor ex;
   std::string message;
   try {
@@ -126,7 +126,8 @@ TEST_CASE("null and misaligned pointers are rejected", "[host][bindings]") {
                {"output buffer 'y' (float, domain 'n') is bound to a null pointer with 40 elements"});
   alignas(8) static unsigned char raw[(n + 1) * sizeof(float)];
   float* odd = reinterpret_cast<float*>(raw + 1);  // never dereferenced: rejected first
-  expect_error(f, f.bindings({"y"}, {sd::bind("y", odd, n)}), {"output buffer 'y'", "not aligned to 4 bytes"});
+  expect_error(f, f.bindings({"y"}, {sd::bind("y", odd, n)}),
+               {"output buffer 'y'", "not aligned to 4 bytes"});
 }
 
 TEST_CASE("extents of one domain must agree; 0-d buffers hold one element", "[host][bindings]") {
@@ -135,7 +136,8 @@ TEST_CASE("extents of one domain must agree; 0-d buffers hold one element", "[ho
   expect_error(f, f.bindings({"y"}, {sd::bind("y", short_y)}),
                {"domain 'n' must have one extent", "'x' is bound to 40 elements and 'y' to 39"});
   std::vector<float> two(2);
-  expect_error(f, f.bindings({"s"}, {sd::bind("s", two)}), {"input buffer 's' (float, 0-d) is bound to 2 elements"});
+  expect_error(f, f.bindings({"s"}, {sd::bind("s", two)}),
+               {"input buffer 's' (float, 0-d) is bound to 2 elements"});
 }
 
 TEST_CASE("params and buffers are not interchangeable", "[host][bindings]") {
@@ -178,8 +180,8 @@ TEST_CASE("16-bit float types without CUDA's headers are a binding_error", "[hos
   REQUIRE(model.ir.ok());
   std::vector<float> ys(4, untouched);
   const std::vector<std::uint16_t> hs{0x3C00, 0x4000, 0xC000, 0x3800};  // 1, 2, -2, 0.5 as __half bits
-  const std::vector<sd::binding> list{sd::binding::buffer("h", sd::dtype::float16, hs.data(), hs.size(), true),
-                                      sd::bind("y", ys)};
+  const std::vector<sd::binding> list{
+      sd::binding::buffer("h", sd::dtype::float16, hs.data(), hs.size(), true), sd::bind("y", ys)};
   sd::host_executor ex;
 #ifndef STREAMDSL_HAS_HALF
   CHECK_THROWS_WITH(ex.run(sd::view_of(model), list),
@@ -228,7 +230,8 @@ TEST_CASE("a plan whose scheduling failed is refused before anything runs", "[ho
   std::vector<float> xs(4, 1.f), ys(4, -1.f), zs(4, -1.f);
   const sd::binding bindings[] = {sd::bind("x", xs), sd::bind("y", ys), sd::bind("z", zs)};
   sd::host_executor ex;
-  REQUIRE_THROWS_WITH(ex.run(plan, bindings), Catch::Contains("scheduling it failed") && Catch::Contains("race"));
+  REQUIRE_THROWS_WITH(ex.run(plan, bindings),
+                      Catch::Contains("scheduling it failed") && Catch::Contains("race"));
   CHECK(ys == std::vector<float>(4, -1.f));
 }
 

@@ -2,9 +2,7 @@
 // their type. g++ builds (STREAMDSL_WITH_CUDA_HEADERS and CUDA's include
 // directory, no nvcc) run this on the host executor, nvcc builds on the GPU.
 #include <catch2/catch.hpp>
-
 #include <cmath>
-
 #include <streamdsl/dsl/dtype.hpp>
 #ifdef STREAMDSL_HAS_HALF  // streamdsl only declares the 16-bit float types
 #include <cuda_bf16.h>
@@ -47,8 +45,8 @@ TEST_CASE("__half and __nv_bfloat16 compute in float and round per node", "[half
     bs[i] = __float2bfloat16(0.03f * static_cast<float>(i) - 5);
   }
   backend_test::executor ex;
-  ex.run(halves, sd::bind("h", hs), sd::bind("b", bs), sd::bind("scale", __float2half(1.5f)), sd::bind("h2", h2),
-         sd::bind("b2", b2), sd::bind("f", f));
+  ex.run(halves, sd::bind("h", hs), sd::bind("b", bs), sd::bind("scale", __float2half(1.5f)),
+         sd::bind("h2", h2), sd::bind("b2", b2), sd::bind("f", f));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const float hv = __half2float(hs[i]), bv = __bfloat162float(bs[i]);

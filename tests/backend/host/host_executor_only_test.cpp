@@ -2,7 +2,6 @@
 // (the CUDA executor needs compile-time plans), concurrent callers, failure
 // injection, and its deterministic zeros for a temp read before it is written.
 #include <catch2/catch.hpp>
-
 #include <stdexcept>
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <thread>
@@ -50,7 +49,6 @@ TEST_CASE("a register temp read before it is written reads zeros in every block"
   for (std::size_t i = 0; i < n; ++i) wrong += y[i] != 2 * x[i];
   CHECK(wrong == 0);
 }
-
 
 TEST_CASE("large kernels are split across helper threads", "[host][parallel]") {
   constexpr std::size_t n = 5 * sd::host_detail::kernel_team::chunk_elements + 77;

@@ -3,9 +3,8 @@
 // and workspace slots, 0-d buffers, params, several domains. One source: g++
 // builds run it on the host executor, nvcc builds on the CUDA executor
 // (tests/backend/cuda/semantics_test.cu).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "../executor_under_test.hpp"
 #include "host_test_support.hpp"
@@ -34,12 +33,14 @@ TEST_CASE("binding forms: span, const span, pointer and count, vectors", "[host]
   float y[n];
   std::vector<float> z(n);
   backend_test::executor ex;
-  ex.run(seed, sd::bind("x", std::span<const float>(x)), sd::bind("y", y, n), sd::bind("z", std::span<float>(z)));
+  ex.run(seed, sd::bind("x", std::span<const float>(x)), sd::bind("y", y, n),
+         sd::bind("z", std::span<float>(z)));
   CHECK(y[10] == 11.0f);
   CHECK(z[10] == 22.0f);
   float x_array[n];
   std::copy(x.begin(), x.end(), x_array);
-  ex.run(seed, sd::bind("x", x_array), sd::bind("y", y), sd::bind("z", z));  // C arrays: the count is their size
+  ex.run(seed, sd::bind("x", x_array), sd::bind("y", y),
+         sd::bind("z", z));  // C arrays: the count is their size
   CHECK(z[20] == 42.0f);
   std::vector<sd::binding> list{sd::bind("x", x), sd::bind("y", std::span<float, n>(y)), sd::bind("z", z)};
   ex.run(seed, list);  // a list built at run time
@@ -69,7 +70,8 @@ TEST_CASE("inout buffers read their old contents and keep the result", "[host][i
   std::vector<double> acc(n, 0.5);
   std::int32_t count = 10;
   backend_test::executor ex;
-  for (int r = 0; r < 3; ++r) ex.run(accumulate, sd::bind("x", x), sd::bind("acc", acc), sd::bind("count", &count, 1));
+  for (int r = 0; r < 3; ++r)
+    ex.run(accumulate, sd::bind("x", x), sd::bind("acc", acc), sd::bind("count", &count, 1));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += acc[i] != 0.5 + 3 * 2 * x[i];
   CHECK(wrong == 0);
@@ -199,7 +201,8 @@ TEST_CASE("nested stream scopes: the innermost stream runs the work", "[host][st
   const auto x = ramp<std::int64_t>(n, -100, 7);
   std::vector<std::int64_t> y1(n), y2(n), y3(n), z(n);
   backend_test::executor ex;
-  ex.run(nested, sd::bind("x", x), sd::bind("y1", y1), sd::bind("y2", y2), sd::bind("y3", y3), sd::bind("z", z));
+  ex.run(nested, sd::bind("x", x), sd::bind("y1", y1), sd::bind("y2", y2), sd::bind("y3", y3),
+         sd::bind("z", z));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += z[i] != (x[i] + 1) + x[i] * 3 + x[i];
   CHECK(wrong == 0);
@@ -232,13 +235,13 @@ TEST_CASE("wait_stream: main waits for everything issued on side so far", "[host
   CHECK(wrong == 0);
 }
 
-
 TEST_CASE("a re-recorded event: each wait waits for the record it follows", "[host][events]") {
   constexpr std::size_t n = 600;
   const auto x = ramp<float>(n, 0.0f, 1.0f);
   std::vector<float> a(n), b(n), c(n, -1.0f), d(n);
   backend_test::executor ex;
-  ex.run(rerecorded, sd::bind("x", x), sd::bind("a", a), sd::bind("b", b), sd::bind("c", c), sd::bind("d", d));
+  ex.run(rerecorded, sd::bind("x", x), sd::bind("a", a), sd::bind("b", b), sd::bind("c", c),
+         sd::bind("d", d));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += d[i] != (x[i] + 5) + (x[i] + 1) * 2;
   CHECK(wrong == 0);
@@ -253,7 +256,7 @@ constexpr auto automatic = sd::program<sd::automatic>([](sd::builder& p) {
   auto w = p.inout<float>("w");
   auto side = p.stream("side");
   sd::with_stream(side, [&] { y = x + 1; });
-  z = y * 2 + w;  // reads y (side wrote it) and w
+  z = y * 2 + w;                               // reads y (side wrote it) and w
   sd::with_stream(side, [&] { w = x * 10; });  // overwrites w after main read it
 });
 }  // namespace
@@ -302,7 +305,6 @@ TEST_CASE("fusion on and off give the same results", "[host][fusion]") {
   CHECK(y1[1000] == y * y);
 }
 
-
 TEST_CASE("many streams: eight side streams joined on main", "[host][streams]") {
   STATIC_REQUIRE(host_test::many_streams.plan().stream_count() == 9);
   constexpr std::size_t n = 2000;
@@ -310,7 +312,8 @@ TEST_CASE("many streams: eight side streams joined on main", "[host][streams]") 
   std::vector<std::vector<std::int32_t>> y(8, std::vector<std::int32_t>(n));
   std::vector<std::int32_t> z(n);
   std::vector<sd::binding> list{sd::bind("x", x), sd::bind("z", z)};
-  for (int k = 0; k < 8; ++k) list.push_back(sd::bind(host_test::buffer_names[k], y[static_cast<std::size_t>(k)]));
+  for (int k = 0; k < 8; ++k)
+    list.push_back(sd::bind(host_test::buffer_names[k], y[static_cast<std::size_t>(k)]));
   backend_test::executor ex;
   ex.run(host_test::many_streams, list);
   std::size_t wrong = 0;

@@ -3,9 +3,8 @@
 #include <cstddef>
 #include <memory>
 #include <span>
-#include <vector>
-
 #include <streamdsl/streamdsl.hpp>
+#include <vector>
 
 namespace host_test {
 

@@ -3,7 +3,6 @@
 // and compared with values computed here in plain C++ (edge cases against the
 // constants element_ops.hpp promises).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -72,8 +71,8 @@ void check_arithmetic() {
   ex.run(arithmetic<T>, sd::bind("a", a), sd::bind("b", b), sd::bind("add", add), sd::bind("sub", sub),
          sd::bind("mul", mul), sd::bind("div", div), sd::bind("neg", neg), sd::bind("abs", abs),
          sd::bind("relu", relu), sd::bind("mn", mn), sd::bind("mx", mx), sd::bind("sel", sel),
-         sd::bind("lt", lt.span()), sd::bind("le", le.span()), sd::bind("gt", gt.span()), sd::bind("ge", ge.span()),
-         sd::bind("eq", eq.span()), sd::bind("ne", ne.span()));
+         sd::bind("lt", lt.span()), sd::bind("le", le.span()), sd::bind("gt", gt.span()),
+         sd::bind("ge", ge.span()), sd::bind("eq", eq.span()), sd::bind("ne", ne.span()));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const T x = a[i], y = b[i];
@@ -123,12 +122,14 @@ void check_transcendental() {
   const auto a = host_test::ramp<T>(n, T(0.01), T(0.013));
   std::vector<T> exp(n), log(n), sqrt(n), rsqrt(n), sin(n), cos(n), tanh(n), sigmoid(n);
   backend_test::executor ex;
-  ex.run(transcendental<T>, sd::bind("a", a), sd::bind("exp", exp), sd::bind("log", log), sd::bind("sqrt", sqrt),
-         sd::bind("rsqrt", rsqrt), sd::bind("sin", sin), sd::bind("cos", cos), sd::bind("tanh", tanh),
-         sd::bind("sigmoid", sigmoid));
+  ex.run(transcendental<T>, sd::bind("a", a), sd::bind("exp", exp), sd::bind("log", log),
+         sd::bind("sqrt", sqrt), sd::bind("rsqrt", rsqrt), sd::bind("sin", sin), sd::bind("cos", cos),
+         sd::bind("tanh", tanh), sd::bind("sigmoid", sigmoid));
   const double eps = backend_test::transcendental_tolerance<T>();
   std::size_t wrong = 0;
-  auto near = [&](T got, T want) { return std::fabs(double(got) - double(want)) <= eps * (1 + std::fabs(double(want))); };
+  auto near = [&](T got, T want) {
+    return std::fabs(double(got) - double(want)) <= eps * (1 + std::fabs(double(want)));
+  };
   for (std::size_t i = 0; i < n; ++i) {
     const T x = a[i];
     wrong += !near(exp[i], std::exp(x));
@@ -168,10 +169,18 @@ constexpr auto logic = sd::program([](sd::builder& p) {
 
 }  // namespace
 
-TEST_CASE("arithmetic, min/max, where and comparisons on int32_t", "[host][operators]") { check_arithmetic<int32_t>(); }
-TEST_CASE("arithmetic, min/max, where and comparisons on int64_t", "[host][operators]") { check_arithmetic<int64_t>(); }
-TEST_CASE("arithmetic, min/max, where and comparisons on float", "[host][operators]") { check_arithmetic<float>(); }
-TEST_CASE("arithmetic, min/max, where and comparisons on double", "[host][operators]") { check_arithmetic<double>(); }
+TEST_CASE("arithmetic, min/max, where and comparisons on int32_t", "[host][operators]") {
+  check_arithmetic<int32_t>();
+}
+TEST_CASE("arithmetic, min/max, where and comparisons on int64_t", "[host][operators]") {
+  check_arithmetic<int64_t>();
+}
+TEST_CASE("arithmetic, min/max, where and comparisons on float", "[host][operators]") {
+  check_arithmetic<float>();
+}
+TEST_CASE("arithmetic, min/max, where and comparisons on double", "[host][operators]") {
+  check_arithmetic<double>();
+}
 TEST_CASE("transcendental functions on float", "[host][operators]") { check_transcendental<float>(); }
 TEST_CASE("transcendental functions on double", "[host][operators]") { check_transcendental<double>(); }
 
@@ -210,14 +219,14 @@ constexpr auto promotions = sd::program([](sd::builder& p) {
   auto d = p.input<double>("d");
   auto dparam = p.param<double>("dparam");
   auto iparam = p.param<int32_t>("iparam");
-  auto sum_id = p.output<double>("sum_id");        // int32 + double: double
-  auto scaled = p.output<float>("scaled");         // int32 * 2.5: float (a weak literal)
-  auto weak = p.output<float>("weak");             // float * double param: float
-  auto widened = p.output<int64_t>("widened");     // int32 + int64 literal: int32, stored widened
+  auto sum_id = p.output<double>("sum_id");         // int32 + double: double
+  auto scaled = p.output<float>("scaled");          // int32 * 2.5: float (a weak literal)
+  auto weak = p.output<float>("weak");              // float * double param: float
+  auto widened = p.output<int64_t>("widened");      // int32 + int64 literal: int32, stored widened
   auto exp_of_int = p.output<float>("exp_of_int");  // exp(int32) computes in float
-  auto third = p.output<float>("third");           // float / 3 (int literal converted to float)
-  auto mixed = p.output<double>("mixed");          // f * d: double
-  auto iscaled = p.output<int32_t>("iscaled");     // int32 * int32 param
+  auto third = p.output<float>("third");            // float / 3 (int literal converted to float)
+  auto mixed = p.output<double>("mixed");           // f * d: double
+  auto iscaled = p.output<int32_t>("iscaled");      // int32 * int32 param
   sum_id = i + d;
   scaled = i * 2.5;
   weak = f * dparam;
@@ -287,12 +296,14 @@ TEST_CASE("float to integer conversion truncates, saturates and maps NaN to 0", 
   std::vector<float> to_float(m);
   std::vector<double> back(m);
   backend_test::executor ex;
-  ex.run(conversions, sd::bind("f", f), sd::bind("d", d), sd::bind("to_i32", to_i32), sd::bind("to_i64", to_i64),
-         sd::bind("to_bool", to_bool.span()), sd::bind("to_float", to_float), sd::bind("back", back));
+  ex.run(conversions, sd::bind("f", f), sd::bind("d", d), sd::bind("to_i32", to_i32),
+         sd::bind("to_i64", to_i64), sd::bind("to_bool", to_bool.span()), sd::bind("to_float", to_float),
+         sd::bind("back", back));
   constexpr int32_t imax = std::numeric_limits<int32_t>::max(), imin = std::numeric_limits<int32_t>::min();
   constexpr int64_t lmax = std::numeric_limits<int64_t>::max(), lmin = std::numeric_limits<int64_t>::min();
   CHECK(to_i32 == std::vector<int32_t>{2, -2, imax, imin, 0, imax, imin, 0, 0, 2147483520});
-  CHECK(to_i64 == std::vector<int64_t>{2, -2, lmax, lmin, 0, 9000000000000000000, -9000000000000000000, 0, 0, lmax});
+  CHECK(to_i64 ==
+        std::vector<int64_t>{2, -2, lmax, lmin, 0, 9000000000000000000, -9000000000000000000, 0, 0, lmax});
   const bool want_bool[] = {true, true, true, true, true, true, true, false, false, true};  // NaN != 0
   for (std::size_t k = 0; k < m; ++k) CHECK(to_bool[k] == want_bool[k]);
   CHECK(to_float[0] == 2.7f);
@@ -332,17 +343,21 @@ void check_integer_edges() {
   backend_test::executor ex;
   ex.run(integer_edges<T>, sd::bind("a", a), sd::bind("b", b), sd::bind("add", add), sd::bind("sub", sub),
          sd::bind("mul", mul), sd::bind("div", div), sd::bind("neg", neg), sd::bind("abs", abs));
-  CHECK(add == std::vector<T>{lo, hi, lo, 7, -5, T(lo + 1)});   // wraps around
+  CHECK(add == std::vector<T>{lo, hi, lo, 7, -5, T(lo + 1)});  // wraps around
   CHECK(sub == std::vector<T>{T(hi - 1), T(lo + 1), lo, 7, -9, T(hi - 2)});
   CHECK(mul == std::vector<T>{hi, lo, 0, 0, -14, T(-2)});       // hi * 2 wraps to -2
-  CHECK(div == std::vector<T>{hi, lo, 0, 0, -3, T(hi / 2)});     // lo / -1 wraps, x / 0 is 0
+  CHECK(div == std::vector<T>{hi, lo, 0, 0, -3, T(hi / 2)});    // lo / -1 wraps, x / 0 is 0
   CHECK(neg == std::vector<T>{T(-hi), lo, lo, -7, 7, T(-hi)});  // -lo wraps to lo
   CHECK(abs == std::vector<T>{hi, lo, lo, 7, 7, hi});
 }
 }  // namespace
 
-TEST_CASE("int32_t wraps around and divides by zero as 0", "[host][operators][edge]") { check_integer_edges<int32_t>(); }
-TEST_CASE("int64_t wraps around and divides by zero as 0", "[host][operators][edge]") { check_integer_edges<int64_t>(); }
+TEST_CASE("int32_t wraps around and divides by zero as 0", "[host][operators][edge]") {
+  check_integer_edges<int32_t>();
+}
+TEST_CASE("int64_t wraps around and divides by zero as 0", "[host][operators][edge]") {
+  check_integer_edges<int64_t>();
+}
 
 namespace {
 constexpr auto float_edges = sd::program([](sd::builder& p) {
@@ -359,8 +374,9 @@ constexpr auto float_edges = sd::program([](sd::builder& p) {
 });
 }  // namespace
 
-TEST_CASE("float min/max ignore NaN and order -0 below +0, relu of NaN and -0 is +0, division by zero is IEEE",
-          "[host][operators][edge]") {
+TEST_CASE(
+    "float min/max ignore NaN and order -0 below +0, relu of NaN and -0 is +0, division by zero is IEEE",
+    "[host][operators][edge]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> a{nan, 1.0f, -0.0f, 1.0f, -1.0f, 0.0f};
   const std::vector<float> b{2.0f, nan, 0.0f, 0.0f, 0.0f, -0.0f};

@@ -4,7 +4,6 @@
 // recognisable: y starts at -1000, so a stale z element is exactly -2000.
 // The same program with the wait is right under every one of those seeds.
 #include <catch2/catch.hpp>
-
 #include <streamdsl/backend/host/host_executor.hpp>
 
 #include "host_test_support.hpp"
@@ -49,9 +48,12 @@ outcome run_once(std::uint64_t stress_seed) {
   ex.run(seed<WithWait>, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
   outcome o;
   for (std::size_t i = 0; i < n; ++i) {
-    if (z[i] == (x[i] + 1) * 2) ++o.right;
-    else if (z[i] == y_before * 2) ++o.stale;
-    else ++o.other;
+    if (z[i] == (x[i] + 1) * 2)
+      ++o.right;
+    else if (z[i] == y_before * 2)
+      ++o.stale;
+    else
+      ++o.other;
   }
   return o;
 }

@@ -6,18 +6,16 @@
 // This checks the executor's block evaluator (scratch columns, constants
 // hoisted to the prologue, conversions, direct stores, registers, slots)
 // against the meaning of each node.
+#include <algorithm>
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstring>
-#include <algorithm>
 #include <deque>
 #include <limits>
 #include <random>
+#include <streamdsl/backend/host/host_executor.hpp>
 #include <string>
 #include <variant>
-
-#include <streamdsl/backend/host/host_executor.hpp>
 
 #include "host_test_support.hpp"
 
@@ -54,8 +52,11 @@ value with_type(dtype t, F f) {
 }
 
 value convert(const value& v, dtype to) {
-  return std::visit([&](auto x) { return with_type(to, [&](auto tag) { return value(element::convert<decltype(tag)>(x)); }); },
-                    v);
+  return std::visit(
+      [&](auto x) {
+        return with_type(to, [&](auto tag) { return value(element::convert<decltype(tag)>(x)); });
+      },
+      v);
 }
 
 value apply_unary(ir::op code, const value& a) {
@@ -87,9 +88,12 @@ struct reference {
       case ir::op::literal:
         return with_type(n.type, [&](auto tag) {
           using T = decltype(tag);
-          if constexpr (std::is_floating_point_v<T>) return value(static_cast<T>(n.fvalue));
-          else if constexpr (std::is_same_v<T, bool>) return value(n.ivalue != 0);
-          else return value(static_cast<T>(n.ivalue));
+          if constexpr (std::is_floating_point_v<T>)
+            return value(static_cast<T>(n.fvalue));
+          else if constexpr (std::is_same_v<T, bool>)
+            return value(n.ivalue != 0);
+          else
+            return value(static_cast<T>(n.ivalue));
         });
       case ir::op::where: {
         const bool c = std::get<bool>(convert(eval(n.a, i), dtype::boolean));
@@ -98,7 +102,8 @@ struct reference {
       default: break;
     }
     if (ir::arity(n.code) == 1) return convert(apply_unary(n.code, convert(eval(n.a, i), n.compute)), n.type);
-    return convert(apply_binary(n.code, convert(eval(n.a, i), n.compute), convert(eval(n.b, i), n.compute)), n.type);
+    return convert(apply_binary(n.code, convert(eval(n.a, i), n.compute), convert(eval(n.b, i), n.compute)),
+                   n.type);
   }
 
   // Statements in program order, each over its whole domain.
@@ -185,13 +190,17 @@ class program_maker {
       readable.push_back(x.id);
     }
     const int r = pick(0, 9);
-    if (r < 6 && !readable.empty()) return b.load(readable[static_cast<std::size_t>(pick(0, static_cast<int>(readable.size()) - 1))]);
-    if (r < 8 && !params.empty()) return b.sd::detail::builder_state::param(params[static_cast<std::size_t>(pick(0, static_cast<int>(params.size()) - 1))]);
+    if (r < 6 && !readable.empty())
+      return b.load(readable[static_cast<std::size_t>(pick(0, static_cast<int>(readable.size()) - 1))]);
+    if (r < 8 && !params.empty())
+      return b.sd::detail::builder_state::param(
+          params[static_cast<std::size_t>(pick(0, static_cast<int>(params.size()) - 1))]);
     const dtype t = any_type();
     const double values[] = {0, 1, -1, 2.5, -3.25, 7, 100, 1e9, -0.5, 3};
     const double v = values[pick(0, 9)];
     if (t == dtype::boolean) return b.literal(t, v != 0, v != 0);
-    if (sd::category_of(t) == sd::dtype_category::integral) return b.literal(t, std::trunc(v), static_cast<int64_t>(v));
+    if (sd::category_of(t) == sd::dtype_category::integral)
+      return b.literal(t, std::trunc(v), static_cast<int64_t>(v));
     return b.literal(t, v, static_cast<int64_t>(v));
   }
 
@@ -200,9 +209,9 @@ class program_maker {
     const int kind = pick(0, 9);
     if (kind < 3) {  // unary
       auto a = expression(domain, depth - 1);
-      constexpr ir::op ops[] = {ir::op::neg, ir::op::abs, ir::op::relu, ir::op::exp, ir::op::log, ir::op::sqrt,
-                                ir::op::rsqrt, ir::op::sin, ir::op::cos, ir::op::tanh, ir::op::sigmoid,
-                                ir::op::logical_not, ir::op::cast};
+      constexpr ir::op ops[] = {ir::op::neg,     ir::op::abs,         ir::op::relu, ir::op::exp, ir::op::log,
+                                ir::op::sqrt,    ir::op::rsqrt,       ir::op::sin,  ir::op::cos, ir::op::tanh,
+                                ir::op::sigmoid, ir::op::logical_not, ir::op::cast};
       const auto code = ops[pick(0, 12)];
       if (code == ir::op::cast) return cast(a, any_type());
       if (code == ir::op::logical_not) return b.unary(code, as_bool(a), dtype::boolean, dtype::boolean);
@@ -211,18 +220,21 @@ class program_maker {
         return b.unary(code, a, a.type.type, a.type.type);
       }
       if (code == ir::op::abs || code == ir::op::relu) return b.unary(code, a, a.type.type, a.type.type);
-      const dtype r = sd::category_of(a.type.type) == sd::dtype_category::floating ? a.type.type : dtype::float32;
+      const dtype r =
+          sd::category_of(a.type.type) == sd::dtype_category::floating ? a.type.type : dtype::float32;
       return b.unary(code, a, r, r);
     }
     if (kind < 8) {  // binary; a node may be used twice
       auto a = expression(domain, depth - 1);
       auto c = chance(15) ? a : expression(domain, depth - 1);
-      constexpr ir::op ops[] = {ir::op::add, ir::op::sub, ir::op::mul, ir::op::div, ir::op::min, ir::op::max,
-                                ir::op::lt, ir::op::le, ir::op::gt, ir::op::ge, ir::op::eq, ir::op::ne,
-                                ir::op::logical_and, ir::op::logical_or};
+      constexpr ir::op ops[] = {ir::op::add, ir::op::sub, ir::op::mul,         ir::op::div,       ir::op::min,
+                                ir::op::max, ir::op::lt,  ir::op::le,          ir::op::gt,        ir::op::ge,
+                                ir::op::eq,  ir::op::ne,  ir::op::logical_and, ir::op::logical_or};
       const auto code = ops[pick(0, 13)];
-      if (code == ir::op::logical_and || code == ir::op::logical_or) return b.binary(code, as_bool(a), as_bool(c));
-      if (code <= ir::op::div && sd::combine(a.type, c.type).type == dtype::boolean) a = cast(a, dtype::int32);
+      if (code == ir::op::logical_and || code == ir::op::logical_or)
+        return b.binary(code, as_bool(a), as_bool(c));
+      if (code <= ir::op::div && sd::combine(a.type, c.type).type == dtype::boolean)
+        a = cast(a, dtype::int32);
       return b.binary(code, a, c);
     }
     auto cond = as_bool(expression(domain, depth - 1));
@@ -245,7 +257,8 @@ struct value_maker {
     const double u = std::uniform_real_distribution<double>(-4, 4)(rng);
     return with_type(t, [&](auto tag) {
       using T = decltype(tag);
-      if constexpr (std::is_same_v<T, bool>) return value(r % 2 == 0);
+      if constexpr (std::is_same_v<T, bool>)
+        return value(r % 2 == 0);
       else if constexpr (std::is_integral_v<T>) {
         if (r == 0) return value(std::numeric_limits<T>::min());
         if (r == 1) return value(std::numeric_limits<T>::max());
@@ -291,8 +304,9 @@ TEST_CASE("random programs match a sequential interpreter of their IR", "[host][
     const auto plan = sd::view_of(model);
 
     value_maker values{std::mt19937_64(static_cast<std::uint64_t>(index))};
-    const std::vector<std::size_t> extents{static_cast<std::size_t>(std::vector<int>{1, 5, 300, 513, 1100}[index % 5]),
-                                           static_cast<std::size_t>(index % 7 + 1)};
+    const std::vector<std::size_t> extents{
+        static_cast<std::size_t>(std::vector<int>{1, 5, 300, 513, 1100}[index % 5]),
+        static_cast<std::size_t>(index % 7 + 1)};
     // Caller memory (bytes) and the reference's values, with the same contents.
     std::vector<std::vector<unsigned char>> memory(plan.ir.buffers.size());
     std::vector<std::vector<value>> expected(plan.ir.buffers.size());
@@ -340,8 +354,9 @@ TEST_CASE("random programs match a sequential interpreter of their IR", "[host][
         });
         if (!same(got, expected[id][i])) {
           if (mismatches++ < 3) {
-            UNSCOPED_INFO("program #" << index << ", buffer '" << plan.ir.buffer_name(static_cast<std::int32_t>(id))
-                                      << "', element " << i << "\n"
+            UNSCOPED_INFO("program #" << index << ", buffer '"
+                                      << plan.ir.buffer_name(static_cast<std::int32_t>(id)) << "', element "
+                                      << i << "\n"
                                       << std::string(sd::dump(plan).view()));
           }
           break;

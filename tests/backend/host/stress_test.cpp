@@ -3,7 +3,6 @@
 // (the negative control, a program missing its wait, is in
 // race_negative_control_test.cpp).
 #include <catch2/catch.hpp>
-
 #include <streamdsl/backend/host/host_executor.hpp>
 
 #include "host_test_support.hpp"

@@ -23,7 +23,8 @@ namespace cuda_detail {
 inline void check(cudaError_t status, const char* call, detail::string_view where = {}) {
   if (status == cudaSuccess) return;
   detail::text msg;
-  msg << "streamdsl: " << call << " failed: " << cudaGetErrorName(status) << " (" << cudaGetErrorString(status) << ')';
+  msg << "streamdsl: " << call << " failed: " << cudaGetErrorName(status) << " ("
+      << cudaGetErrorString(status) << ')';
   if (!where.empty()) msg << " for " << where;
   throw cuda_error(status, msg.view());
 }

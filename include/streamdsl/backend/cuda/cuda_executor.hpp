@@ -19,7 +19,6 @@
 #include "../../detail/owned_string.hpp"
 #include "../../detail/string_view.hpp"
 #include "../../detail/text.hpp"
-
 #include "../../ir/render.hpp"
 #include "../bindings.hpp"
 #include "../resolve_bindings.hpp"
@@ -35,7 +34,8 @@ namespace streamdsl {
 namespace cuda_detail {
 
 // Bytes of each workspace slot (256-byte aligned) and their offsets.
-inline detail::dyn_array<std::size_t> slot_offsets(const plan_view& plan, const detail::dyn_array<long long>& extents,
+inline detail::dyn_array<std::size_t> slot_offsets(const plan_view& plan,
+                                                   const detail::dyn_array<long long>& extents,
                                                    std::size_t& total) {
   detail::dyn_array<std::size_t> offsets;
   total = 0;
@@ -61,7 +61,8 @@ inline detail::dyn_array<std::size_t> slot_offsets(const plan_view& plan, const 
   } else if (op.stmt >= 0) {
     ir::describe_statement(plan.ir, op.stmt, where);
   } else {
-    where << (op.kind == op_kind::record ? "the record of the " : "the wait of the ") << name_of(op.role) << " edge";
+    where << (op.kind == op_kind::record ? "the record of the " : "the wait of the ") << name_of(op.role)
+          << " edge";
   }
   where << " on stream '" << plan.ir.stream_name(op.stream) << "'";
   return where;
@@ -76,7 +77,8 @@ class cuda_executor {
     int device = 0;
     cuda_detail::check(cudaGetDevice(&device), "cudaGetDevice");
     int max_grid = 0;
-    cuda_detail::check(cudaDeviceGetAttribute(&max_grid, cudaDevAttrMaxGridDimX, device), "cudaDeviceGetAttribute");
+    cuda_detail::check(cudaDeviceGetAttribute(&max_grid, cudaDevAttrMaxGridDimX, device),
+                       "cudaDeviceGetAttribute");
     // A full grid (one step per thread) streams at memcpy bandwidth; a grid
     // capped near the SM count does not (bench/tuning.cu).
     max_blocks_ = max_grid;
@@ -98,230 +100,240 @@ class cuda_executor {
 
   // Issues the program on the main stream; returns once everything is issued.
   template <class Program, class... Bindings>
-    requires requires { Program::plan(); } && (std::convertible_to<Bindings, binding> && ...)
-  void run(const Program& program, Bindings&&... bindings) {
-    const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {binding(static_cast<Bindings&&>(bindings))...};
-    run_bound(program, binding_list(list, sizeof...(Bindings)));
-  }
-
-  // The same with the bindings in a list (std::vector<sd::binding>, ...).
-  template <class Program>
-    requires requires { Program::plan(); }
-  void run(const Program& program, binding_list bindings) {
-    run_bound(program, bindings);
-  }
-  template <class Program>
-  void run_bound(const Program&, binding_list bindings) {
-    const auto& ready = prepare<Program>(bindings);
-    issue<Program>(ready, nullptr, main_);
-  }
-
-  // What a run needs, derived from the bindings once: runs that repeat the
-  // same bindings (the common loop) skip validation and these allocations.
-  struct prepared_run {
-    const void* plan_key = nullptr;
-    detail::dyn_array<binding> bindings;
-    detail::dyn_array<void*> ptrs;                 // per buffer; slot temps filled per run
-    detail::dyn_array<unsigned long long> params;  // per param, as bit patterns
-    detail::dyn_array<long long> extents;          // per domain
-    detail::dyn_array<std::size_t> slot_offsets;   // per slot
-    detail::dyn_array<std::int32_t> slot_buffers;  // buffers living in slots
-    std::size_t workspace_bytes = 0;
-  };
-
-  template <class Program>
-  const prepared_run& prepare(binding_list bindings) {
-    constexpr plan_view plan = Program::plan();
-    const void* key = &Program::storage;
-    if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
-    cache_.plan_key = nullptr;  // stays invalid if validation throws
-    const auto resolved = resolve_bindings(plan, bindings);
-    check_device_memory(plan, resolved);
-    cache_.bindings.assign(bindings.begin(), bindings.end());
-    cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
-    cache_.params.assign(plan.ir.params.size(), 0);
-    for (std::size_t q = 0; q < cache_.params.size(); ++q)
-      cache_.params[q] = param_bits(plan.ir.params[q].type, *resolved.param_value[q]);
-    cache_.extents.assign(resolved.domain_extent.begin(), resolved.domain_extent.end());
-    cache_.slot_offsets = cuda_detail::slot_offsets(plan, cache_.extents, cache_.workspace_bytes);
-    cache_.slot_buffers.clear();
-    for (std::size_t b = 0; b < plan.storage.size(); ++b)
-      if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
-    cache_.plan_key = key;
-    return cache_;
-  }
-
-  // Issues the ops of Program on `main` (the main slot's stream for this
-  // issue); `workspace` null means stream-ordered allocation here.
-  template <class Program>
-  void issue(const prepared_run& ready, void* workspace, cudaStream_t main) {
-    constexpr plan_view plan = Program::plan();
-    prepare_streams(plan, main);
-    prepare_events(plan);
-    // A workspace allocated here is freed (stream-ordered, after everything
-    // issued) also when an issue below fails and throws.
-    struct owned_workspace {
-      void* ptr = nullptr;
-      cudaStream_t stream = nullptr;
-      ~owned_workspace() {
-        if (ptr != nullptr) (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
-      }
-    } owned{nullptr, main};
-    void* ws = workspace;
-    if (ws == nullptr && ready.workspace_bytes > 0) {
-      cuda_detail::check(cudaMallocAsync(&ws, ready.workspace_bytes, main), "cudaMallocAsync", "the temp workspace");
-      owned.ptr = ws;
+    requires requires {
+      Program::plan();
+    } &&(std::convertible_to<Bindings, binding>&&...) void run(const Program& program,
+                                                               Bindings&&... bindings) {
+      const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {
+          binding(static_cast<Bindings&&>(bindings))...};
+      run_bound(program, binding_list(list, sizeof...(Bindings)));
     }
-    void* const* ptrs = ready.ptrs.data();
-    if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
-      ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
-      for (auto b : ready.slot_buffers)
-        ptrs_[static_cast<std::size_t>(b)] = static_cast<char*>(ws) + ready.slot_offsets[static_cast<std::size_t>(
-                                                                           plan.storage[static_cast<std::size_t>(b)])];
-      ptrs = ptrs_.data();
-    }
-    cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
-    constexpr auto& launchers = cuda_detail::launchers<Program>;
-    for (std::size_t i = 0; i < plan.ops.size(); ++i) {
-      const auto& op = plan.ops[i];
-      cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
-      cudaError_t status = cudaSuccess;
-      const char* call = "";
-      switch (op.kind) {
-        case op_kind::kernel:
-#if defined(STREAMDSL_NVTX)
-          nvtxRangePushA(detail::owned_string(cuda_detail::describe_op(plan, i).view()).c_str());
-#endif
-          status = launchers[static_cast<std::size_t>(op.kernel)](ctx, s);
-          call = "kernel launch";
-#if defined(STREAMDSL_NVTX)
-          nvtxRangePop();
-#endif
-          break;
-        case op_kind::record:
-          status = cudaEventRecord(events_[i], s);
-          call = "cudaEventRecord";
-          break;
-        case op_kind::wait:
-          status = cudaStreamWaitEvent(s, events_[static_cast<std::size_t>(op.waits_for)], 0);
-          call = "cudaStreamWaitEvent";
-          break;
-      }
-      if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
-    }
-    if (owned.ptr != nullptr) {
-      owned.ptr = nullptr;
-      cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
-    }
-  }
 
-  // Rejects host memory for a buffer: it would fault on the device.
-  static void check_device_memory(const plan_view& plan, const resolved_bindings& resolved) {
-    detail::text problems;
-    for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
-      if (resolved.buffer_data[b] == nullptr) continue;
-      cudaPointerAttributes attr{};
-      if (cudaPointerGetAttributes(&attr, resolved.buffer_data[b]) != cudaSuccess) {
-        cudaGetLastError();
-        attr.type = cudaMemoryTypeUnregistered;
-      }
-      if (attr.type == cudaMemoryTypeUnregistered || (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
-        problems << (problems.size() == 0 ? "" : "\n  ") << "buffer '"
-                 << plan.ir.buffer_name(static_cast<std::int32_t>(b))
-                 << "' is bound to host memory the GPU cannot reach; bind device memory "
-                    "(cudaMalloc, thrust::device_vector) or mapped pinned memory";
+    // The same with the bindings in a list (std::vector<sd::binding>, ...).
+    template <class Program>
+      requires requires { Program::plan(); }
+    void run(const Program& program, binding_list bindings) { run_bound(program, bindings); }
+    template <class Program>
+    void run_bound(const Program&, binding_list bindings) {
+      const auto& ready = prepare<Program>(bindings);
+      issue<Program>(ready, nullptr, main_);
     }
-    if (problems.size() > 0) throw binding_error((detail::text() << "streamdsl: bad binding: " << problems.view()).view());
-  }
 
- private:
-  static unsigned long long param_bits(dtype t, const binding& b) {
-    const unsigned char* v = b.value_bytes();
-    auto read = [v]<class T>(T) {
-      T x;
-      std::memcpy(&x, v, sizeof(T));
-      return x;
+    // What a run needs, derived from the bindings once: runs that repeat the
+    // same bindings (the common loop) skip validation and these allocations.
+    struct prepared_run {
+      const void* plan_key = nullptr;
+      detail::dyn_array<binding> bindings;
+      detail::dyn_array<void*> ptrs;                 // per buffer; slot temps filled per run
+      detail::dyn_array<unsigned long long> params;  // per param, as bit patterns
+      detail::dyn_array<long long> extents;          // per domain
+      detail::dyn_array<std::size_t> slot_offsets;   // per slot
+      detail::dyn_array<std::int32_t> slot_buffers;  // buffers living in slots
+      std::size_t workspace_bytes = 0;
     };
-    switch (t) {
-      case dtype::boolean: return read(bool{}) ? 1 : 0;
-      case dtype::int32: return static_cast<unsigned long long>(static_cast<long long>(read(std::int32_t{})));
-      case dtype::int64: return static_cast<unsigned long long>(read(std::int64_t{}));
-      case dtype::float32: {
-        const double d = read(float{});
-        return std::bit_cast<unsigned long long>(d);
-      }
-      case dtype::float64: return std::bit_cast<unsigned long long>(read(double{}));
-      default: {  // 16-bit floats: widen to double (exact) from their bits
-        std::uint16_t raw;
-        std::memcpy(&raw, v, 2);
-        const float f = t == dtype::float16 ? detail::half_bits_to_float(raw) : detail::bfloat16_bits_to_float(raw);
-        return std::bit_cast<unsigned long long>(static_cast<double>(f));
-      }
-    }
-  }
 
-  static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      const auto &x = a[i], &y = b[i];
-      if (x.name() != y.name() || x.type() != y.type() || x.is_param() != y.is_param() ||
-          x.read_only() != y.read_only() || x.size() != y.size())
-        return false;
-      if (x.is_param() ? std::memcmp(x.value_bytes(), y.value_bytes(), size_of(x.type())) != 0 : x.data() != y.data())
-        return false;
+    template <class Program>
+    const prepared_run& prepare(binding_list bindings) {
+      constexpr plan_view plan = Program::plan();
+      const void* key = &Program::storage;
+      if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
+      cache_.plan_key = nullptr;  // stays invalid if validation throws
+      const auto resolved = resolve_bindings(plan, bindings);
+      check_device_memory(plan, resolved);
+      cache_.bindings.assign(bindings.begin(), bindings.end());
+      cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
+      cache_.params.assign(plan.ir.params.size(), 0);
+      for (std::size_t q = 0; q < cache_.params.size(); ++q)
+        cache_.params[q] = param_bits(plan.ir.params[q].type, *resolved.param_value[q]);
+      cache_.extents.assign(resolved.domain_extent.begin(), resolved.domain_extent.end());
+      cache_.slot_offsets = cuda_detail::slot_offsets(plan, cache_.extents, cache_.workspace_bytes);
+      cache_.slot_buffers.clear();
+      for (std::size_t b = 0; b < plan.storage.size(); ++b)
+        if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
+      cache_.plan_key = key;
+      return cache_;
     }
-    return true;
-  }
 
-  void prepare_streams(const plan_view& plan, cudaStream_t main) {
-    if (streams_key_ == plan.ops.data() && streams_main_ == main) return;  // same plan, same streams
-    streams_key_ = nullptr;
-    slot_streams_.assign(plan.ir.streams.size(), main);
-    std::size_t next_pool = 0;
-    for (std::size_t s = 1; s < plan.ir.streams.size(); ++s) {
-      const auto name = plan.ir.stream_name(static_cast<std::int32_t>(s));
-      bool bound = false;
-      for (const auto& user : user_streams_)
-        if (user.slot.view() == name) {
-          slot_streams_[s] = user.stream;
-          bound = true;
+    // Issues the ops of Program on `main` (the main slot's stream for this
+    // issue); `workspace` null means stream-ordered allocation here.
+    template <class Program>
+    void issue(const prepared_run& ready, void* workspace, cudaStream_t main) {
+      constexpr plan_view plan = Program::plan();
+      prepare_streams(plan, main);
+      prepare_events(plan);
+      // A workspace allocated here is freed (stream-ordered, after everything
+      // issued) also when an issue below fails and throws.
+      struct owned_workspace {
+        void* ptr = nullptr;
+        cudaStream_t stream = nullptr;
+        ~owned_workspace() {
+          if (ptr != nullptr)
+            (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
         }
-      if (bound) continue;
-      if (next_pool == pool_.size()) {
-        cudaStream_t fresh = nullptr;
-        cuda_detail::check(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-        pool_.push_back(fresh);
+      } owned{nullptr, main};
+      void* ws = workspace;
+      if (ws == nullptr && ready.workspace_bytes > 0) {
+        cuda_detail::check(cudaMallocAsync(&ws, ready.workspace_bytes, main), "cudaMallocAsync",
+                           "the temp workspace");
+        owned.ptr = ws;
       }
-      slot_streams_[s] = pool_[next_pool++];
+      void* const* ptrs = ready.ptrs.data();
+      if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
+        ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
+        for (auto b : ready.slot_buffers)
+          ptrs_[static_cast<std::size_t>(b)] =
+              static_cast<char*>(ws) +
+              ready.slot_offsets[static_cast<std::size_t>(plan.storage[static_cast<std::size_t>(b)])];
+        ptrs = ptrs_.data();
+      }
+      cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
+      constexpr auto& launchers = cuda_detail::launchers<Program>;
+      for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+        const auto& op = plan.ops[i];
+        cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
+        cudaError_t status = cudaSuccess;
+        const char* call = "";
+        switch (op.kind) {
+          case op_kind::kernel:
+#if defined(STREAMDSL_NVTX)
+            nvtxRangePushA(detail::owned_string(cuda_detail::describe_op(plan, i).view()).c_str());
+#endif
+            status = launchers[static_cast<std::size_t>(op.kernel)](ctx, s);
+            call = "kernel launch";
+#if defined(STREAMDSL_NVTX)
+            nvtxRangePop();
+#endif
+            break;
+          case op_kind::record:
+            status = cudaEventRecord(events_[i], s);
+            call = "cudaEventRecord";
+            break;
+          case op_kind::wait:
+            status = cudaStreamWaitEvent(s, events_[static_cast<std::size_t>(op.waits_for)], 0);
+            call = "cudaStreamWaitEvent";
+            break;
+        }
+        if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
+      }
+      if (owned.ptr != nullptr) {
+        owned.ptr = nullptr;
+        cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
+      }
     }
-    streams_key_ = plan.ops.data();
-    streams_main_ = main;
-  }
 
-  // One event per record op, reused across runs (a wait captures the event's
-  // state when it is issued, so re-recording later is safe).
-  void prepare_events(const plan_view& plan) {
-    while (events_.size() < plan.ops.size()) {
-      cudaEvent_t e = nullptr;
-      cuda_detail::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-      events_.push_back(e);
+    // Rejects host memory for a buffer: it would fault on the device.
+    static void check_device_memory(const plan_view& plan, const resolved_bindings& resolved) {
+      detail::text problems;
+      for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
+        if (resolved.buffer_data[b] == nullptr) continue;
+        cudaPointerAttributes attr{};
+        if (cudaPointerGetAttributes(&attr, resolved.buffer_data[b]) != cudaSuccess) {
+          cudaGetLastError();
+          attr.type = cudaMemoryTypeUnregistered;
+        }
+        if (attr.type == cudaMemoryTypeUnregistered ||
+            (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
+          problems << (problems.size() == 0 ? "" : "\n  ") << "buffer '"
+                   << plan.ir.buffer_name(static_cast<std::int32_t>(b))
+                   << "' is bound to host memory the GPU cannot reach; bind device memory "
+                      "(cudaMalloc, thrust::device_vector) or mapped pinned memory";
+      }
+      if (problems.size() > 0)
+        throw binding_error((detail::text() << "streamdsl: bad binding: " << problems.view()).view());
     }
-  }
 
-  cudaStream_t main_;
-  long long max_blocks_ = 0;
-  struct user_stream {
-    detail::owned_string slot;
-    cudaStream_t stream = nullptr;
-  };
-  detail::dyn_array<user_stream> user_streams_;
-  detail::dyn_array<cudaStream_t> pool_;
-  detail::dyn_array<cudaStream_t> slot_streams_;
-  detail::dyn_array<cudaEvent_t> events_;
-  const void* streams_key_ = nullptr;
-  cudaStream_t streams_main_ = nullptr;
-  prepared_run cache_;
-  detail::dyn_array<void*> ptrs_;
+   private:
+    static unsigned long long param_bits(dtype t, const binding& b) {
+      const unsigned char* v = b.value_bytes();
+      auto read = [v]<class T>(T) {
+        T x;
+        std::memcpy(&x, v, sizeof(T));
+        return x;
+      };
+      switch (t) {
+        case dtype::boolean: return read(bool{}) ? 1 : 0;
+        case dtype::int32:
+          return static_cast<unsigned long long>(static_cast<long long>(read(std::int32_t{})));
+        case dtype::int64: return static_cast<unsigned long long>(read(std::int64_t{}));
+        case dtype::float32: {
+          const double d = read(float{});
+          return std::bit_cast<unsigned long long>(d);
+        }
+        case dtype::float64: return std::bit_cast<unsigned long long>(read(double{}));
+        default: {  // 16-bit floats: widen to double (exact) from their bits
+          std::uint16_t raw;
+          std::memcpy(&raw, v, 2);
+          const float f =
+              t == dtype::float16 ? detail::half_bits_to_float(raw) : detail::bfloat16_bits_to_float(raw);
+          return std::bit_cast<unsigned long long>(static_cast<double>(f));
+        }
+      }
+    }
+
+    static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b) {
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto &x = a[i], &y = b[i];
+        if (x.name() != y.name() || x.type() != y.type() || x.is_param() != y.is_param() ||
+            x.read_only() != y.read_only() || x.size() != y.size())
+          return false;
+        if (x.is_param() ? std::memcmp(x.value_bytes(), y.value_bytes(), size_of(x.type())) != 0
+                         : x.data() != y.data())
+          return false;
+      }
+      return true;
+    }
+
+    void prepare_streams(const plan_view& plan, cudaStream_t main) {
+      if (streams_key_ == plan.ops.data() && streams_main_ == main) return;  // same plan, same streams
+      streams_key_ = nullptr;
+      slot_streams_.assign(plan.ir.streams.size(), main);
+      std::size_t next_pool = 0;
+      for (std::size_t s = 1; s < plan.ir.streams.size(); ++s) {
+        const auto name = plan.ir.stream_name(static_cast<std::int32_t>(s));
+        bool bound = false;
+        for (const auto& user : user_streams_)
+          if (user.slot.view() == name) {
+            slot_streams_[s] = user.stream;
+            bound = true;
+          }
+        if (bound) continue;
+        if (next_pool == pool_.size()) {
+          cudaStream_t fresh = nullptr;
+          cuda_detail::check(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking),
+                             "cudaStreamCreateWithFlags");
+          pool_.push_back(fresh);
+        }
+        slot_streams_[s] = pool_[next_pool++];
+      }
+      streams_key_ = plan.ops.data();
+      streams_main_ = main;
+    }
+
+    // One event per record op, reused across runs (a wait captures the event's
+    // state when it is issued, so re-recording later is safe).
+    void prepare_events(const plan_view& plan) {
+      while (events_.size() < plan.ops.size()) {
+        cudaEvent_t e = nullptr;
+        cuda_detail::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+        events_.push_back(e);
+      }
+    }
+
+    cudaStream_t main_;
+    long long max_blocks_ = 0;
+    struct user_stream {
+      detail::owned_string slot;
+      cudaStream_t stream = nullptr;
+    };
+    detail::dyn_array<user_stream> user_streams_;
+    detail::dyn_array<cudaStream_t> pool_;
+    detail::dyn_array<cudaStream_t> slot_streams_;
+    detail::dyn_array<cudaEvent_t> events_;
+    const void* streams_key_ = nullptr;
+    cudaStream_t streams_main_ = nullptr;
+    prepared_run cache_;
+    detail::dyn_array<void*> ptrs_;
 };
 
 }  // namespace streamdsl

@@ -7,7 +7,6 @@
 // default stream; the temp workspace is owned by the graph.
 #include <cuda_runtime.h>
 
-
 #include "cuda_executor.hpp"
 
 namespace streamdsl {
@@ -16,7 +15,8 @@ template <class Program>
 class cuda_graph {
  public:
   cuda_graph(cuda_executor& executor, binding_list bindings) : executor_(&executor) {
-    cuda_detail::check(cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    cuda_detail::check(cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking),
+                       "cudaStreamCreateWithFlags");
     capture(bindings);
   }
   cuda_graph(const cuda_graph&) = delete;
@@ -33,7 +33,8 @@ class cuda_graph {
 
   template <class... Bindings>
   void rebind(Bindings&&... bindings) {
-    const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {binding(static_cast<Bindings&&>(bindings))...};
+    const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {
+        binding(static_cast<Bindings&&>(bindings))...};
     capture(binding_list(list, sizeof...(Bindings)));
   }
 
@@ -46,7 +47,8 @@ class cuda_graph {
     const auto& ready = executor_->prepare<Program>(bindings);
     const auto bytes = ready.workspace_bytes;
     if (bytes > workspace_bytes_) {
-      if (workspace_ != nullptr) cuda_detail::check(cudaFree(workspace_), "cudaFree", "the graph's workspace");
+      if (workspace_ != nullptr)
+        cuda_detail::check(cudaFree(workspace_), "cudaFree", "the graph's workspace");
       workspace_ = nullptr;
       cuda_detail::check(cudaMalloc(&workspace_, bytes), "cudaMalloc", "the graph's workspace");
       workspace_bytes_ = bytes;
@@ -95,7 +97,8 @@ cuda_graph<Program> capture_bound(cuda_executor& executor, const Program&, bindi
 
 template <class Program, class... Bindings>
 cuda_graph<Program> capture(cuda_executor& executor, const Program&, Bindings&&... bindings) {
-  const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {binding(static_cast<Bindings&&>(bindings))...};
+  const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {
+      binding(static_cast<Bindings&&>(bindings))...};
   return cuda_graph<Program>(executor, binding_list(list, sizeof...(Bindings)));
 }
 

@@ -5,8 +5,8 @@
 #include <thrust/device_vector.h>
 
 #include <cstddef>
-#include "../../detail/string_view.hpp"
 
+#include "../../detail/string_view.hpp"
 #include "../bindings.hpp"
 
 namespace streamdsl {

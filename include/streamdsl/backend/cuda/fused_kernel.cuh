@@ -215,10 +215,11 @@ inline constexpr int operand_at = I < Arity ? KC::code[Pos + 1 + I] : -1;
 template <class KC, int Pos, ir::op Op, int Arity>
 struct tree_at {  // an op node
   static constexpr int head = KC::code[Pos];
-  using type = op_node<static_cast<int>(Op), static_cast<int>(head_type(head)), static_cast<int>(head_compute(head)),
-                       typename tree_of<KC, operand_at<KC, Pos, 0, Arity>>::type,
-                       typename tree_of<KC, operand_at<KC, Pos, 1, Arity>>::type,
-                       typename tree_of<KC, operand_at<KC, Pos, 2, Arity>>::type>;
+  using type =
+      op_node<static_cast<int>(Op), static_cast<int>(head_type(head)), static_cast<int>(head_compute(head)),
+              typename tree_of<KC, operand_at<KC, Pos, 0, Arity>>::type,
+              typename tree_of<KC, operand_at<KC, Pos, 1, Arity>>::type,
+              typename tree_of<KC, operand_at<KC, Pos, 2, Arity>>::type>;
 };
 template <class KC, int Pos>
 struct tree_at<KC, Pos, ir::op::load, 0> {
@@ -230,7 +231,8 @@ struct tree_at<KC, Pos, ir::op::load, 0> {
 template <class KC, int Pos>
 struct tree_at<KC, Pos, ir::op::param, 0> {
   static constexpr int q = KC::code[Pos + 1];
-  using type = param_node<static_cast<int>(head_type(KC::code[Pos])), KC::code[header_size + KC::code[1] + q], q>;
+  using type =
+      param_node<static_cast<int>(head_type(KC::code[Pos])), KC::code[header_size + KC::code[1] + q], q>;
 };
 template <class KC, int Pos>
 struct tree_at<KC, Pos, ir::op::literal, 0> {
@@ -243,9 +245,9 @@ struct tree_at<KC, Pos, ir::op::literal, 0> {
 template <class KC, int B>
 using buffer_at = buffer_node<B, (KC::code[header_size + B] & 255), (KC::code[header_size + B] >> 8)>;
 
-template <class KC, int S, int At = header_size + KC::code[1] + KC::code[2] + statement_fields * S>
-using statement_at =
-    statement_node<KC::code[At], KC::code[header_size + KC::code[At]] & 255, typename tree_of<KC, KC::code[At + 1]>::type>;
+template <class KC, int S, int At = header_size + KC::code[1] + KC::code[2] + statement_fields* S>
+using statement_at = statement_node<KC::code[At], KC::code[header_size + KC::code[At]] & 255,
+                                    typename tree_of<KC, KC::code[At + 1]>::type>;
 
 template <class KC, class Buffers = std::make_integer_sequence<int, KC::code[1]>,
           class Statements = std::make_integer_sequence<int, KC::code[3]>>
@@ -305,7 +307,8 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
     long long base = thread * vec;
     if constexpr (Unroll > 1)
       for (; base + (Unroll - 1) * step < full_end; base += Unroll * step)
-        full_steps<buffers, statements, cells, vec>(args, base, step, std::make_integer_sequence<int, Unroll>{});
+        full_steps<buffers, statements, cells, vec>(args, base, step,
+                                                    std::make_integer_sequence<int, Unroll>{});
     for (; base < full_end; base += step)
       full_steps<buffers, statements, cells, vec>(args, base, step, std::integer_sequence<int, 0>{});
     scalar_begin = full_end;

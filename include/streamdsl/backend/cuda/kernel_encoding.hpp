@@ -77,7 +77,7 @@ struct kernel_locals {
   detail::dyn_array<std::int32_t> buffers;  // plan buffer ids, in order of first access
   detail::dyn_array<std::int32_t> flags;    // per local buffer
   detail::dyn_array<std::int32_t> params;
-  detail::dyn_array<std::int32_t> nodes;  // plan node ids, operands before their node
+  detail::dyn_array<std::int32_t> nodes;    // plan node ids, operands before their node
   detail::dyn_array<std::int32_t> node_at;  // per local node: its position in the pack
   std::int32_t node_base = 0;               // position of the first node
   std::int32_t node_fields = 0;             // integers taken by all nodes
@@ -128,7 +128,8 @@ constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
   for (auto& at : l.node_at) at += l.node_base;
   for (std::size_t b = 0; b < l.buffers.size(); ++b) {
     auto& f = l.flags[b];
-    if ((f & store) != 0 && p.storage[static_cast<std::size_t>(l.buffers[b])] == storage_register) f &= ~store;
+    if ((f & store) != 0 && p.storage[static_cast<std::size_t>(l.buffers[b])] == storage_register)
+      f &= ~store;
     if (p.ir.buffers[l.buffers[b]].domain < 0 && p.kernels[k].domain >= 0) f |= broadcast;
   }
   return l;
@@ -161,7 +162,9 @@ constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::
     out.code[at++] = static_cast<int>(p.ir.params[l.params[q]].type);
     out.param_ids[q] = l.params[q];
   }
-  const auto position = [&](std::int32_t node) { return l.node_at[static_cast<std::size_t>(find(l.nodes, node))]; };
+  const auto position = [&](std::int32_t node) {
+    return l.node_at[static_cast<std::size_t>(find(l.nodes, node))];
+  };
   for (auto i : p.kernel_statements(k)) {
     out.code[at++] = find(l.buffers, p.ir.stmts[i].target);
     out.code[at++] = position(p.ir.stmts[i].root);
@@ -174,8 +177,9 @@ constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::
     } else if (n.code == ir::op::param) {
       out.code[at++] = find(l.params, n.ref);
     } else if (n.code == ir::op::literal) {
-      const auto bits = category_of(n.type) == dtype_category::floating ? std::bit_cast<std::uint64_t>(n.fvalue)
-                                                                          : static_cast<std::uint64_t>(n.ivalue);
+      const auto bits = category_of(n.type) == dtype_category::floating
+                            ? std::bit_cast<std::uint64_t>(n.fvalue)
+                            : static_cast<std::uint64_t>(n.ivalue);
       out.code[at++] = static_cast<int>(static_cast<std::uint32_t>(bits >> 32));
       out.code[at++] = static_cast<int>(static_cast<std::uint32_t>(bits));
     } else {

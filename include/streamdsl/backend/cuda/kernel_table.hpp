@@ -4,8 +4,8 @@
 // pack, and nothing else is instantiated.
 #include <cuda_runtime.h>
 
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "../../detail/fixed_array.hpp"
@@ -16,10 +16,10 @@ namespace streamdsl::cuda_detail {
 
 // What a launch needs at run time, indexed by the plan's buffer, param and domain ids.
 struct launch_context {
-  void* const* buffer_ptrs = nullptr;                 // per plan buffer (bound or workspace); null for registers
-  const unsigned long long* param_bits = nullptr;     // per plan param
-  const long long* extents = nullptr;                 // per domain
-  long long max_blocks = 0;                           // grid cap (the device's limit)
+  void* const* buffer_ptrs = nullptr;              // per plan buffer (bound or workspace); null for registers
+  const unsigned long long* param_bits = nullptr;  // per plan param
+  const long long* extents = nullptr;              // per domain
+  long long max_blocks = 0;                        // grid cap (the device's limit)
 };
 
 using launch_fn = cudaError_t (*)(const launch_context&, cudaStream_t);
@@ -48,7 +48,8 @@ cudaError_t launch_kernel(const launch_context& ctx, cudaStream_t stream, std::i
     aligned = aligned && reinterpret_cast<std::uintptr_t>(args.ptr[b]) % 16 == 0;
   }
   if constexpr (pack::params > 0)
-    for (std::size_t q = 0; q < pack::shape.params; ++q) args.param_bits[q] = ctx.param_bits[pack::encoded.param_ids[q]];
+    for (std::size_t q = 0; q < pack::shape.params; ++q)
+      args.param_bits[q] = ctx.param_bits[pack::encoded.param_ids[q]];
   const auto domain = pack::plan.kernels[K].domain;
   args.n = domain < 0 ? 1 : ctx.extents[domain];
   args.aligned = aligned ? 1 : 0;
@@ -59,14 +60,15 @@ cudaError_t launch_kernel(const launch_context& ctx, cudaStream_t stream, std::i
   // cudaLaunchKernel reports launch errors itself (no cudaGetLastError, which
   // would also pick up unrelated earlier errors).
   void* params[] = {&args};
-  return cudaLaunchKernel(
-      reinterpret_cast<const void*>(&fused_kernel<Unroll, pack::buffers, pack::params, pack::encoded.code[I]...>),
-      dim3(static_cast<unsigned>(blocks)), dim3(threads_per_block), params, 0, stream);
+  return cudaLaunchKernel(reinterpret_cast<const void*>(
+                              &fused_kernel<Unroll, pack::buffers, pack::params, pack::encoded.code[I]...>),
+                          dim3(static_cast<unsigned>(blocks)), dim3(threads_per_block), params, 0, stream);
 }
 
 template <class Program, std::size_t K, int Unroll = default_unroll>
 cudaError_t launch(const launch_context& ctx, cudaStream_t stream) {
-  return launch_kernel<Program, K, Unroll>(ctx, stream, std::make_index_sequence<kernel_pack<Program, K>::shape.code_size>{});
+  return launch_kernel<Program, K, Unroll>(
+      ctx, stream, std::make_index_sequence<kernel_pack<Program, K>::shape.code_size>{});
 }
 
 // CUDA's 16-bit float types are only declared by streamdsl (dsl/dtype.hpp);
@@ -78,16 +80,20 @@ struct dependent_type {
   using type = T;
 };
 template <class T, class Program>
-concept defined_for = requires { sizeof(typename dependent_type<T, Program>::type); };
+concept defined_for = requires {
+  sizeof(typename dependent_type<T, Program>::type);
+};
 
 template <class Program, std::size_t... K>
 constexpr detail::fixed_array<launch_fn, sizeof...(K)> make_launchers(std::index_sequence<K...>) {
-  static_assert(!Program::plan().uses_type(dtype::float16) || defined_for<__half, Program>,
-                "streamdsl: this program computes with __half: #include <cuda_fp16.h> in this file (streamdsl "
-                "only declares __half; its header costs every translation unit ~0.3 s under nvcc)");
-  static_assert(!Program::plan().uses_type(dtype::bfloat16) || defined_for<__nv_bfloat16, Program>,
-                "streamdsl: this program computes with __nv_bfloat16: #include <cuda_bf16.h> in this file "
-                "(streamdsl only declares __nv_bfloat16; its header costs every translation unit ~0.3 s under nvcc)");
+  static_assert(
+      !Program::plan().uses_type(dtype::float16) || defined_for<__half, Program>,
+      "streamdsl: this program computes with __half: #include <cuda_fp16.h> in this file (streamdsl "
+      "only declares __half; its header costs every translation unit ~0.3 s under nvcc)");
+  static_assert(
+      !Program::plan().uses_type(dtype::bfloat16) || defined_for<__nv_bfloat16, Program>,
+      "streamdsl: this program computes with __nv_bfloat16: #include <cuda_bf16.h> in this file "
+      "(streamdsl only declares __nv_bfloat16; its header costs every translation unit ~0.3 s under nvcc)");
   return {&launch<Program, K>...};
 }
 

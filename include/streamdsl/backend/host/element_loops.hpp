@@ -106,7 +106,8 @@ void arithmetic_loop(const instruction& in, const block& blk) {
   const T* b = at<T>(in.b, blk);
   T* out = at<T>(in.out, blk);
   for (std::size_t i = 0; i < blk.count; ++i)
-    out[i] = element::convert<T>(element::arithmetic<M>(Code, element::convert<M>(a[i]), element::convert<M>(b[i])));
+    out[i] = element::convert<T>(
+        element::arithmetic<M>(Code, element::convert<M>(a[i]), element::convert<M>(b[i])));
 }
 
 template <ir::op Code, class T>
@@ -137,7 +138,8 @@ void arithmetic_any_loop(const instruction& in, const block& blk) {
   const T* b = at<T>(in.b, blk);
   T* out = at<T>(in.out, blk);
   for (std::size_t i = 0; i < blk.count; ++i)
-    out[i] = element::convert<T>(element::arithmetic<M>(in.code, element::convert<M>(a[i]), element::convert<M>(b[i])));
+    out[i] = element::convert<T>(
+        element::arithmetic<M>(in.code, element::convert<M>(a[i]), element::convert<M>(b[i])));
 }
 
 template <class T>
@@ -176,7 +178,9 @@ struct loop_key {
 
 constexpr loop_key fill_key(dtype t) { return {loop_kind::fill, ir::op::literal, t, t}; }
 constexpr loop_key broadcast_key(dtype t) { return {loop_kind::broadcast, ir::op::literal, t, t}; }
-constexpr loop_key convert_key(dtype to, dtype from) { return {loop_kind::convert, ir::op::literal, to, from}; }
+constexpr loop_key convert_key(dtype to, dtype from) {
+  return {loop_kind::convert, ir::op::literal, to, from};
+}
 constexpr loop_key where_key(dtype t) { return {loop_kind::where, ir::op::literal, t, t}; }
 constexpr loop_key unary_key(ir::op code, dtype t) { return {loop_kind::unary, code, t, t}; }
 constexpr loop_key arithmetic_key(ir::op code, dtype t) { return {loop_kind::arithmetic, code, t, t}; }
@@ -213,14 +217,22 @@ template <loop_key K>
 constexpr loop_fn loop_for() {
   using T = type_of<K.type>;  // dsl/dtype.hpp (the 16-bit floats need CUDA's headers)
   using bits = typename bits_of<sizeof(T)>::type;
-  if constexpr (K.kind == loop_kind::fill) return &fill_loop<bits>;
-  else if constexpr (K.kind == loop_kind::broadcast) return &broadcast_loop<bits>;
-  else if constexpr (K.kind == loop_kind::where) return &where_loop<bits>;
-  else if constexpr (K.kind == loop_kind::convert && K.type == K.from) return &convert_loop<bits, bits>;
-  else if constexpr (K.kind == loop_kind::convert) return &convert_loop<T, type_of<K.from>>;
-  else if constexpr (K.kind == loop_kind::unary) return &unary_loop<K.code, T>;
-  else if constexpr (K.kind == loop_kind::arithmetic) return &arithmetic_loop<K.code, T>;
-  else return &predicate_loop<K.code, T>;
+  if constexpr (K.kind == loop_kind::fill)
+    return &fill_loop<bits>;
+  else if constexpr (K.kind == loop_kind::broadcast)
+    return &broadcast_loop<bits>;
+  else if constexpr (K.kind == loop_kind::where)
+    return &where_loop<bits>;
+  else if constexpr (K.kind == loop_kind::convert && K.type == K.from)
+    return &convert_loop<bits, bits>;
+  else if constexpr (K.kind == loop_kind::convert)
+    return &convert_loop<T, type_of<K.from>>;
+  else if constexpr (K.kind == loop_kind::unary)
+    return &unary_loop<K.code, T>;
+  else if constexpr (K.kind == loop_kind::arithmetic)
+    return &arithmetic_loop<K.code, T>;
+  else
+    return &predicate_loop<K.code, T>;
 }
 
 // --- choosing a loop (for plans built at run time) ---------------------------------
@@ -256,23 +268,27 @@ loop_fn with_type(dtype t, F&& f) {
 }
 
 inline loop_fn fill_fn(dtype t) {
-  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &fill_loop<typename bits_of<sizeof(T)>::type>; });
+  return with_type(
+      t, []<class T>(type_tag<T>) -> loop_fn { return &fill_loop<typename bits_of<sizeof(T)>::type>; });
 }
 inline loop_fn broadcast_fn(dtype t) {
-  return with_type(t,
-                   []<class T>(type_tag<T>) -> loop_fn { return &broadcast_loop<typename bits_of<sizeof(T)>::type>; });
+  return with_type(
+      t, []<class T>(type_tag<T>) -> loop_fn { return &broadcast_loop<typename bits_of<sizeof(T)>::type>; });
 }
 inline loop_fn convert_fn(dtype to, dtype from) {
   return with_type(to, [from]<class To>(type_tag<To>) -> loop_fn {
     return with_type(from, []<class From>(type_tag<From>) -> loop_fn {
       using bits = typename bits_of<sizeof(To)>::type;
-      if constexpr (std::is_same_v<To, From>) return &convert_loop<bits, bits>;
-      else return &convert_loop<To, From>;
+      if constexpr (std::is_same_v<To, From>)
+        return &convert_loop<bits, bits>;
+      else
+        return &convert_loop<To, From>;
     });
   });
 }
 inline loop_fn where_fn(dtype t) {
-  return with_type(t, []<class T>(type_tag<T>) -> loop_fn { return &where_loop<typename bits_of<sizeof(T)>::type>; });
+  return with_type(
+      t, []<class T>(type_tag<T>) -> loop_fn { return &where_loop<typename bits_of<sizeof(T)>::type>; });
 }
 
 template <class T>

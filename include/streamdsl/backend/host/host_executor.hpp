@@ -96,8 +96,10 @@ inline void check_plan(const plan_view& plan) {
   auto bad = [](std::size_t i, const char* why) { bad_plan_op(i, why); };
   for (std::size_t i = 0; i < plan.ops.size(); ++i) {
     const auto& op = plan.ops[i];
-    if (op.stream < 0 || static_cast<std::size_t>(op.stream) >= plan.stream_count()) bad(i, "names no stream slot");
-    if (op.kind == op_kind::kernel && (op.kernel < 0 || static_cast<std::size_t>(op.kernel) >= plan.kernel_count()))
+    if (op.stream < 0 || static_cast<std::size_t>(op.stream) >= plan.stream_count())
+      bad(i, "names no stream slot");
+    if (op.kind == op_kind::kernel &&
+        (op.kernel < 0 || static_cast<std::size_t>(op.kernel) >= plan.kernel_count()))
       bad(i, "names no kernel");
     if (op.kind == op_kind::wait &&
         (op.waits_for < 0 || static_cast<std::size_t>(op.waits_for) >= i ||
@@ -142,7 +144,7 @@ class workspace_memory {
   std::byte* at_least(std::size_t bytes) {
     if (bytes > bytes_) {
       release();
-      data_ = static_cast<std::byte*>(::operator new(bytes, std::align_val_t{256}));
+      data_ = static_cast<std::byte*>(::operator new (bytes, std::align_val_t{256}));
       bytes_ = bytes;
     }
     return data_;
@@ -150,7 +152,7 @@ class workspace_memory {
 
  private:
   void release() {
-    if (data_) ::operator delete(data_, std::align_val_t{256});
+    if (data_) ::operator delete (data_, std::align_val_t{256});
     data_ = nullptr;
     bytes_ = 0;
   }
@@ -168,169 +170,180 @@ class host_executor {
 
   // Runs a compiled program (sd::program(...)) with sd::bind(...) arguments.
   template <class Program, class... Bindings>
-    requires requires { Program::plan(); } && (std::convertible_to<Bindings, binding> && ...)
-  void run(const Program&, Bindings&&... bindings) {
-    static_assert(host_detail::host_can_run(Program::plan()),
-                  "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
-                  "when CUDA's headers are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and "
-                  "add CUDA's include directory); on the host without them use float or double");
-    const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {binding(static_cast<Bindings&&>(bindings))...};
-    run_plan(Program::plan(), binding_list(list, sizeof...(Bindings)), loops_of<Program>());
-  }
-
-  template <class Program>
-    requires requires { Program::plan(); }
-  void run(const Program&, binding_list bindings) {
-    static_assert(host_detail::host_can_run(Program::plan()),
-                  "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
-                  "when CUDA's headers are included");
-    run_plan(Program::plan(), bindings, loops_of<Program>());
-  }
-
-  // Runs any plan, e.g. one scheduled at run time. Bad bindings throw
-  // binding_error before anything runs; a failure inside a stream is
-  // rethrown here once every stream has stopped. One run at a time: calls
-  // from several threads are serialised.
-  void run(const plan_view& plan, binding_list bindings) {
-    run_plan(plan, bindings, &host_detail::any_loop);
-  }
-
-  const host_options& options() const { return options_; }
-
- private:
-  friend struct host_detail::executor_test_access;
-
-  // Only the loops the program uses (none for a program the static_assert
-  // above rejects, so that it reports alone).
-  template <class Program>
-  static host_detail::loop_finder loops_of() {
-    if constexpr (host_detail::host_can_run(Program::plan())) return &host_detail::program_loops<Program>::find;
-    else return nullptr;
-  }
-
-  void run_plan(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops) {
-    host_detail::holding serial(run_mutex_);
-    host_detail::check_plan(plan);
-    host_detail::check_host_types(plan);
-    const resolved_bindings bound = resolve_bindings(plan, bindings);
-    const auto kernels = compile_kernels(plan, bound, loops);
-    execute(plan, kernels);
-  }
-
-  // Where each buffer lives for this run: caller memory, a workspace slot,
-  // or nowhere (register temps live in each kernel's scratch).
-  detail::dyn_array<std::byte*> place_buffers(const plan_view& plan, const resolved_bindings& bound) {
-    detail::dyn_array<std::size_t> offset(plan.slots.size());
-    std::size_t total = 0;
-    for (std::size_t s = 0; s < plan.slots.size(); ++s) {
-      const auto& slot = plan.slots[s];
-      const std::size_t n = slot.domain < 0 ? 1 : bound.domain_extent[static_cast<std::size_t>(slot.domain)];
-      offset[s] = total;
-      total += (n * size_of(slot.type) + 255) / 256 * 256;
+    requires requires {
+      Program::plan();
+    } &&(std::convertible_to<Bindings, binding>&&...) void run(const Program&, Bindings&&... bindings) {
+      static_assert(
+          host_detail::host_can_run(Program::plan()),
+          "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
+          "when CUDA's headers are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and "
+          "add CUDA's include directory); on the host without them use float or double");
+      const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {
+          binding(static_cast<Bindings&&>(bindings))...};
+      run_plan(Program::plan(), binding_list(list, sizeof...(Bindings)), loops_of<Program>());
     }
-    std::byte* workspace = workspace_.at_least(total);
-    // Fresh workspace reads as zeros: a temp read before it is written gives
-    // the same answer on every run.
-    if (total) std::memset(workspace, 0, total);
-    detail::dyn_array<std::byte*> memory(plan.ir.buffers.size());
-    for (std::size_t b = 0; b < memory.size(); ++b) {
-      const auto where = plan.storage[b];
-      if (where == storage_bound) memory[b] = static_cast<std::byte*>(bound.buffer_data[b]);
-      else if (where >= 0) memory[b] = workspace + offset[static_cast<std::size_t>(where)];
+
+    template <class Program>
+      requires requires { Program::plan(); }
+    void run(const Program&, binding_list bindings) {
+      static_assert(
+          host_detail::host_can_run(Program::plan()),
+          "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
+          "when CUDA's headers are included");
+      run_plan(Program::plan(), bindings, loops_of<Program>());
     }
-    return memory;
-  }
 
-  detail::dyn_array<host_detail::kernel_program> compile_kernels(const plan_view& plan, const resolved_bindings& bound,
-                                                             host_detail::loop_finder loops) {
-    detail::dyn_array<const unsigned char*> params(plan.ir.params.size());
-    for (std::size_t p = 0; p < params.size(); ++p) params[p] = bound.param_value[p]->value_bytes();
-    host_detail::kernel_compiler compiler(plan, loops, place_buffers(plan, bound), std::move(params),
-                                          detail::array_view<std::size_t>(bound.domain_extent));
-    detail::dyn_array<host_detail::kernel_program> kernels;
-    kernels.reserve(plan.kernel_count());
-    for (std::size_t k = 0; k < plan.kernel_count(); ++k) kernels.push_back(compiler.compile(k));
-    return kernels;
-  }
+    // Runs any plan, e.g. one scheduled at run time. Bad bindings throw
+    // binding_error before anything runs; a failure inside a stream is
+    // rethrown here once every stream has stopped. One run at a time: calls
+    // from several threads are serialised.
+    void run(const plan_view& plan, binding_list bindings) {
+      run_plan(plan, bindings, &host_detail::any_loop);
+    }
 
-  void execute(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels) {
-    detail::dyn_array<detail::dyn_array<std::int32_t>> ops_of(plan.stream_count());
-    for (std::size_t i = 0; i < plan.ops.size(); ++i)
-      ops_of[static_cast<std::size_t>(plan.ops[i].stream)].push_back(static_cast<std::int32_t>(i));
-    while (scratch_.size() < ops_of.size()) scratch_.push_back(new host_detail::scratch_buffer);
+    const host_options& options() const { return options_; }
 
-    std::size_t side_streams = 0;
-    for (std::size_t s = 1; s < ops_of.size(); ++s) side_streams += !ops_of[s].empty();
-    const std::uint64_t run_index = runs_++;
-    host_detail::run_board board(plan.ops.size(), side_streams);
-    detail::dyn_array<stream_task> tasks(ops_of.size(), stream_task{this, &plan, &kernels, &board, 0, nullptr, run_index});
-    std::size_t started = 0;
-    try {
-      for (std::size_t s = 1; s < ops_of.size(); ++s) {
-        if (ops_of[s].empty()) continue;
-        tasks[s].stream = s;
-        tasks[s].ops = &ops_of[s];
-        threads_.start(started, &run_side_stream, &tasks[s]);
-        ++started;
+   private:
+    friend struct host_detail::executor_test_access;
+
+    // Only the loops the program uses (none for a program the static_assert
+    // above rejects, so that it reports alone).
+    template <class Program>
+    static host_detail::loop_finder loops_of() {
+      if constexpr (host_detail::host_can_run(Program::plan()))
+        return &host_detail::program_loops<Program>::find;
+      else
+        return nullptr;
+    }
+
+    void run_plan(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops) {
+      host_detail::holding serial(run_mutex_);
+      host_detail::check_plan(plan);
+      host_detail::check_host_types(plan);
+      const resolved_bindings bound = resolve_bindings(plan, bindings);
+      const auto kernels = compile_kernels(plan, bound, loops);
+      execute(plan, kernels);
+    }
+
+    // Where each buffer lives for this run: caller memory, a workspace slot,
+    // or nowhere (register temps live in each kernel's scratch).
+    detail::dyn_array<std::byte*> place_buffers(const plan_view& plan, const resolved_bindings& bound) {
+      detail::dyn_array<std::size_t> offset(plan.slots.size());
+      std::size_t total = 0;
+      for (std::size_t s = 0; s < plan.slots.size(); ++s) {
+        const auto& slot = plan.slots[s];
+        const std::size_t n =
+            slot.domain < 0 ? 1 : bound.domain_extent[static_cast<std::size_t>(slot.domain)];
+        offset[s] = total;
+        total += (n * size_of(slot.type) + 255) / 256 * 256;
       }
-    } catch (...) {  // no thread for a stream: stop the ones running, count the rest as done
-      board.fail(std::current_exception());
-      for (; started < side_streams; ++started) board.stream_done();
+      std::byte* workspace = workspace_.at_least(total);
+      // Fresh workspace reads as zeros: a temp read before it is written gives
+      // the same answer on every run.
+      if (total) std::memset(workspace, 0, total);
+      detail::dyn_array<std::byte*> memory(plan.ir.buffers.size());
+      for (std::size_t b = 0; b < memory.size(); ++b) {
+        const auto where = plan.storage[b];
+        if (where == storage_bound)
+          memory[b] = static_cast<std::byte*>(bound.buffer_data[b]);
+        else if (where >= 0)
+          memory[b] = workspace + offset[static_cast<std::size_t>(where)];
+      }
+      return memory;
     }
-    run_stream(plan, kernels, board, 0, ops_of[0], run_index);  // main, on the caller's thread
-    board.finish();
-  }
 
-  // What a side stream's pool thread runs.
-  struct stream_task {
-    host_executor* executor;
-    const plan_view* plan;
-    const detail::dyn_array<host_detail::kernel_program>* kernels;
-    host_detail::run_board* board;
-    std::size_t stream;
-    const detail::dyn_array<std::int32_t>* ops;
-    std::uint64_t run_index;
-  };
-  static void run_side_stream(void* context) {
-    const stream_task& t = *static_cast<const stream_task*>(context);
-    t.executor->run_stream(*t.plan, *t.kernels, *t.board, t.stream, *t.ops, t.run_index);
-    t.board->stream_done();
-  }
+    detail::dyn_array<host_detail::kernel_program> compile_kernels(const plan_view& plan,
+                                                                   const resolved_bindings& bound,
+                                                                   host_detail::loop_finder loops) {
+      detail::dyn_array<const unsigned char*> params(plan.ir.params.size());
+      for (std::size_t p = 0; p < params.size(); ++p) params[p] = bound.param_value[p]->value_bytes();
+      host_detail::kernel_compiler compiler(plan, loops, place_buffers(plan, bound), std::move(params),
+                                            detail::array_view<std::size_t>(bound.domain_extent));
+      detail::dyn_array<host_detail::kernel_program> kernels;
+      kernels.reserve(plan.kernel_count());
+      for (std::size_t k = 0; k < plan.kernel_count(); ++k) kernels.push_back(compiler.compile(k));
+      return kernels;
+    }
 
-  void run_stream(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels,
-                  host_detail::run_board& board, std::size_t stream, const detail::dyn_array<std::int32_t>& ops,
-                  std::uint64_t run_index) {
-    std::optional<host_detail::delay_source> delays;
-    if (options_.stress_mode) delays.emplace(*options_.stress_mode, run_index, stream);
-    host_detail::scratch_buffer& scratch = *scratch_[stream];
-    try {
-      for (const auto i : ops) {
-        if (board.failed()) return;
-        if (delays) delays->pause();
-        if (host_detail::op_hook* hook = before_op_.get()) hook->before(i);
-        const plan_op& op = plan.ops[static_cast<std::size_t>(i)];
-        switch (op.kind) {
-          case op_kind::kernel: team_.run(kernels[static_cast<std::size_t>(op.kernel)], scratch); break;
-          case op_kind::record: board.record(static_cast<std::size_t>(i)); break;
-          case op_kind::wait:
-            if (!board.wait_for(static_cast<std::size_t>(op.waits_for))) return;
-            break;
+    void execute(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels) {
+      detail::dyn_array<detail::dyn_array<std::int32_t>> ops_of(plan.stream_count());
+      for (std::size_t i = 0; i < plan.ops.size(); ++i)
+        ops_of[static_cast<std::size_t>(plan.ops[i].stream)].push_back(static_cast<std::int32_t>(i));
+      while (scratch_.size() < ops_of.size()) scratch_.push_back(new host_detail::scratch_buffer);
+
+      std::size_t side_streams = 0;
+      for (std::size_t s = 1; s < ops_of.size(); ++s) side_streams += !ops_of[s].empty();
+      const std::uint64_t run_index = runs_++;
+      host_detail::run_board board(plan.ops.size(), side_streams);
+      detail::dyn_array<stream_task> tasks(ops_of.size(),
+                                           stream_task{this, &plan, &kernels, &board, 0, nullptr, run_index});
+      std::size_t started = 0;
+      try {
+        for (std::size_t s = 1; s < ops_of.size(); ++s) {
+          if (ops_of[s].empty()) continue;
+          tasks[s].stream = s;
+          tasks[s].ops = &ops_of[s];
+          threads_.start(started, &run_side_stream, &tasks[s]);
+          ++started;
         }
+      } catch (...) {  // no thread for a stream: stop the ones running, count the rest as done
+        board.fail(std::current_exception());
+        for (; started < side_streams; ++started) board.stream_done();
       }
-    } catch (...) {
-      board.fail(std::current_exception());
+      run_stream(plan, kernels, board, 0, ops_of[0], run_index);  // main, on the caller's thread
+      board.finish();
     }
-  }
 
-  host_options options_;
-  host_detail::mutex run_mutex_;
-  std::uint64_t runs_ = 0;
-  host_detail::workspace_memory workspace_;
-  host_detail::scratch_buffers scratch_;  // per stream slot
-  host_detail::op_hook_slot before_op_;   // test hook: may throw
-  // Declared last: their threads stop before the state above goes away.
-  host_detail::kernel_team team_;
-  host_detail::stream_threads threads_;
+    // What a side stream's pool thread runs.
+    struct stream_task {
+      host_executor* executor;
+      const plan_view* plan;
+      const detail::dyn_array<host_detail::kernel_program>* kernels;
+      host_detail::run_board* board;
+      std::size_t stream;
+      const detail::dyn_array<std::int32_t>* ops;
+      std::uint64_t run_index;
+    };
+    static void run_side_stream(void* context) {
+      const stream_task& t = *static_cast<const stream_task*>(context);
+      t.executor->run_stream(*t.plan, *t.kernels, *t.board, t.stream, *t.ops, t.run_index);
+      t.board->stream_done();
+    }
+
+    void run_stream(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels,
+                    host_detail::run_board& board, std::size_t stream,
+                    const detail::dyn_array<std::int32_t>& ops, std::uint64_t run_index) {
+      std::optional<host_detail::delay_source> delays;
+      if (options_.stress_mode) delays.emplace(*options_.stress_mode, run_index, stream);
+      host_detail::scratch_buffer& scratch = *scratch_[stream];
+      try {
+        for (const auto i : ops) {
+          if (board.failed()) return;
+          if (delays) delays->pause();
+          if (host_detail::op_hook* hook = before_op_.get()) hook->before(i);
+          const plan_op& op = plan.ops[static_cast<std::size_t>(i)];
+          switch (op.kind) {
+            case op_kind::kernel: team_.run(kernels[static_cast<std::size_t>(op.kernel)], scratch); break;
+            case op_kind::record: board.record(static_cast<std::size_t>(i)); break;
+            case op_kind::wait:
+              if (!board.wait_for(static_cast<std::size_t>(op.waits_for))) return;
+              break;
+          }
+        }
+      } catch (...) {
+        board.fail(std::current_exception());
+      }
+    }
+
+    host_options options_;
+    host_detail::mutex run_mutex_;
+    std::uint64_t runs_ = 0;
+    host_detail::workspace_memory workspace_;
+    host_detail::scratch_buffers scratch_;  // per stream slot
+    host_detail::op_hook_slot before_op_;   // test hook: may throw
+    // Declared last: their threads stop before the state above goes away.
+    host_detail::kernel_team team_;
+    host_detail::stream_threads threads_;
 };
 
 namespace host_detail {

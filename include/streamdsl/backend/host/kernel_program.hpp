@@ -17,7 +17,6 @@
 #include <utility>
 
 #include "../../detail/dyn_array.hpp"
-
 #include "../../plan/plan_view.hpp"
 #include "element_loops.hpp"
 
@@ -26,8 +25,8 @@ namespace streamdsl::host_detail {
 struct kernel_program {
   detail::dyn_array<instruction> prologue;  // once per thread, before its first block
   detail::dyn_array<instruction> body;      // once per block
-  std::size_t columns = 0;            // scratch columns a thread needs
-  std::size_t extent = 0;             // elements of the kernel's domain
+  std::size_t columns = 0;                  // scratch columns a thread needs
+  std::size_t extent = 0;                   // elements of the kernel's domain
 };
 
 // Per-thread scratch: `columns` aligned columns of column_bytes each.
@@ -41,7 +40,7 @@ class scratch_buffer {
   std::byte* columns(std::size_t n) {
     if (n > capacity_) {
       release();
-      data_ = static_cast<std::byte*>(::operator new(n * column_bytes, std::align_val_t{64}));
+      data_ = static_cast<std::byte*>(::operator new (n* column_bytes, std::align_val_t{64}));
       capacity_ = n;
     }
     return data_;
@@ -49,7 +48,7 @@ class scratch_buffer {
 
  private:
   void release() {
-    if (data_) ::operator delete(data_, std::align_val_t{64});
+    if (data_) ::operator delete (data_, std::align_val_t{64});
     data_ = nullptr;
     capacity_ = 0;
   }
@@ -82,7 +81,8 @@ class scratch_buffers {
 };
 
 // Runs elements [first, last) of a kernel with one thread's scratch.
-inline void run_elements(const kernel_program& k, scratch_buffer& scratch, std::size_t first, std::size_t last) {
+inline void run_elements(const kernel_program& k, scratch_buffer& scratch, std::size_t first,
+                         std::size_t last) {
   if (first >= last) return;
   std::byte* s = scratch.columns(k.columns);
   const block whole{s, 0, block_elements};
@@ -124,7 +124,8 @@ inline void literal_bytes(const ir::expr_node& n, unsigned char* out) {
 class kernel_compiler {
  public:
   kernel_compiler(const plan_view& plan, loop_finder loops, detail::dyn_array<std::byte*> memory,
-                  detail::dyn_array<const unsigned char*> params, detail::array_view<std::size_t> domain_extent)
+                  detail::dyn_array<const unsigned char*> params,
+                  detail::array_view<std::size_t> domain_extent)
       : plan_(plan),
         loops_(loops),
         memory_(std::move(memory)),
@@ -276,8 +277,9 @@ class kernel_compiler {
   void store(std::int32_t target, const value& r) {
     const auto& info = plan_.ir.buffers[static_cast<std::size_t>(target)];
     const bool in_register = plan_.storage[static_cast<std::size_t>(target)] == storage_register;
-    const operand dest = in_register ? register_of(target)
-                                     : operand{true, info.type, -1, memory_[static_cast<std::size_t>(target)]};
+    const operand dest = in_register
+                             ? register_of(target)
+                             : operand{true, info.type, -1, memory_[static_cast<std::size_t>(target)]};
     if (in_register) register_state_[static_cast<std::size_t>(target)] = written;
     if (r.where == dest) return;
     // The instruction that computed the root can write the target itself:
@@ -332,7 +334,8 @@ class kernel_compiler {
         return r;
       }
       case ir::op::where: {
-        const input in[] = {operand_of(n.a, dtype::boolean), operand_of(n.b, n.compute), operand_of(n.c, n.compute)};
+        const input in[] = {operand_of(n.a, dtype::boolean), operand_of(n.b, n.compute),
+                            operand_of(n.c, n.compute)};
         return apply(loop(where_key(n.compute)), n, n.compute, in);
       }
       default: break;

@@ -8,7 +8,6 @@
 #include <exception>
 
 #include "../../detail/dyn_array.hpp"
-
 #include "posix_threads.hpp"
 
 namespace streamdsl::host_detail {

@@ -163,7 +163,8 @@ class kernel_team {
     std::size_t ran = 0;
     for (std::size_t c; (c = __atomic_fetch_add(&j.next, 1, __ATOMIC_RELAXED)) < j.chunks; ++ran) {
       const std::size_t first = c * chunk_elements;
-      const std::size_t last = first + chunk_elements < j.kernel->extent ? first + chunk_elements : j.kernel->extent;
+      const std::size_t last =
+          first + chunk_elements < j.kernel->extent ? first + chunk_elements : j.kernel->extent;
       try {
         run_elements(*j.kernel, scratch, first, last);
       } catch (...) {
