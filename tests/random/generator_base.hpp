@@ -6,7 +6,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
-#include <streamdsl/detail/builder_state.hpp>
+#include <streamdsl/dsl/builder_state.hpp>
 
 #include "program_generator.hpp"
 

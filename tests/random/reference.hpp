@@ -8,7 +8,7 @@
 //
 // Deliberately independent of the scheduler and the executors: no fusion, no
 // memory plan, temps are ordinary arrays. Only the meaning of one op on one
-// element comes from detail/element_ops.hpp, the definition every backend
+// element comes from backend/element_ops.hpp, the definition every backend
 // shares.
 #include <cstddef>
 #include <cstdint>

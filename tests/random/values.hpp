@@ -8,7 +8,7 @@
 #include <cstring>
 #include <span>
 #include <stdexcept>
-#include <streamdsl/dsl/dtype.hpp>
+#include <streamdsl/ir/dtype.hpp>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,8 +16,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #endif
-#include <streamdsl/detail/element_ops.hpp>
-#include <streamdsl/dsl/dtype.hpp>
+#include <streamdsl/backend/element_ops.hpp>
+#include <streamdsl/ir/dtype.hpp>
 
 namespace streamdsl::random_test {
 

@@ -12,7 +12,7 @@
 #include "../detail/owned_string.hpp"
 #include "../detail/string_view.hpp"
 #include "../diag/error.hpp"
-#include "../dsl/dtype.hpp"
+#include "../ir/dtype.hpp"
 
 namespace streamdsl {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The value of a __half or __nv_bfloat16 from its bits, without CUDA's
 // cuda_fp16.h / cuda_bf16.h (which streamdsl does not include: see
-// dsl/dtype.hpp). Exact: every 16-bit float is a float.
+// ir/dtype.hpp). Exact: every 16-bit float is a float.
 #include <bit>
 #include <cstdint>
 

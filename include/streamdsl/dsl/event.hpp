@@ -1,7 +1,7 @@
 #pragma once
 // Events: record() on the current stream; wait() makes the current stream wait
 // for the latest preceding record in program order (re-recording rebinds).
-#include "../detail/builder_state.hpp"
+#include "builder_state.hpp"
 
 namespace streamdsl {
 

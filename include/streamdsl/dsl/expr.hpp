@@ -6,7 +6,7 @@
 #include <concepts>
 #include <type_traits>
 
-#include "../detail/builder_state.hpp"
+#include "builder_state.hpp"
 
 namespace streamdsl {
 

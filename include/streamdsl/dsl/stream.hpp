@@ -1,7 +1,7 @@
 #pragma once
 // Stream slots and stream scopes. with_stream(s, f) makes s current while f
 // runs; scopes nest and the innermost wins.
-#include "../detail/builder_state.hpp"
+#include "builder_state.hpp"
 
 namespace streamdsl {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "../detail/string_view.hpp"
-#include "../dsl/dtype.hpp"
+#include "../ir/dtype.hpp"
 
 namespace streamdsl {
 

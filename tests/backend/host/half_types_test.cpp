@@ -3,7 +3,7 @@
 // directory, no nvcc) run this on the host executor, nvcc builds on the GPU.
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <streamdsl/dsl/dtype.hpp>
+#include <streamdsl/ir/dtype.hpp>
 #ifdef STREAMDSL_HAS_HALF  // streamdsl only declares the 16-bit float types
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -2,7 +2,7 @@
 // element type, temps, 0-d buffers, params, literals, several streams under
 // sd::automatic, fusion on or off) run on the host executor, some in stress
 // mode, and are compared element by element with a plain sequential
-// interpreter of the IR that applies detail/element_ops.hpp node by node.
+// interpreter of the IR that applies backend/element_ops.hpp node by node.
 // This checks the executor's block evaluator (scratch columns, constants
 // hoisted to the prologue, conversions, direct stores, registers, slots)
 // against the meaning of each node.

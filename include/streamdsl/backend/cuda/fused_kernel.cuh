@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <utility>
 
-#include "../../detail/element_ops.hpp"
-#include "../../dsl/dtype.hpp"
+#include "../../ir/dtype.hpp"
+#include "../element_ops.hpp"
 #include "kernel_encoding.hpp"
 
 namespace streamdsl::cuda_detail {

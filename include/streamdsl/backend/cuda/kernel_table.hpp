@@ -71,7 +71,7 @@ cudaError_t launch(const launch_context& ctx, cudaStream_t stream) {
       ctx, stream, std::make_index_sequence<kernel_pack<Program, K>::shape.code_size>{});
 }
 
-// CUDA's 16-bit float types are only declared by streamdsl (dsl/dtype.hpp);
+// CUDA's 16-bit float types are only declared by streamdsl (ir/dtype.hpp);
 // kernels that compute with them need their definitions. T made dependent on
 // Program, so that the check runs where a program is launched, after the
 // user's includes.

@@ -1,7 +1,7 @@
 #pragma once
 // The host executor's inner loops: one small function per (operation, element
 // type), each running one operation over one block of elements with the
-// per-element meaning of detail/element_ops.hpp. A kernel is a list of
+// per-element meaning of backend/element_ops.hpp. A kernel is a list of
 // instructions that point at these functions, so evaluating a block costs
 // one indirect call per expression node, not one per element.
 #include <cstddef>
@@ -9,17 +9,17 @@
 #include <cstring>
 #include <type_traits>
 
-#include "../../dsl/dtype.hpp"
+#include "../../ir/dtype.hpp"
 #ifdef STREAMDSL_HAS_HALF  // the host executor computes with them: it needs their definitions
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #endif
 
-#include "../../detail/element_ops.hpp"
 #include "../../detail/text.hpp"
 #include "../../diag/error.hpp"
-#include "../../dsl/dtype.hpp"
+#include "../../ir/dtype.hpp"
 #include "../../ir/expr_node.hpp"
+#include "../element_ops.hpp"
 
 namespace streamdsl::host_detail {
 
@@ -215,7 +215,7 @@ struct bits_of<8> {
 // friends give every combination its meaning).
 template <loop_key K>
 constexpr loop_fn loop_for() {
-  using T = type_of<K.type>;  // dsl/dtype.hpp (the 16-bit floats need CUDA's headers)
+  using T = type_of<K.type>;  // ir/dtype.hpp (the 16-bit floats need CUDA's headers)
   using bits = typename bits_of<sizeof(T)>::type;
   if constexpr (K.kind == loop_kind::fill)
     return &fill_loop<bits>;

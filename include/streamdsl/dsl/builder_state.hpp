@@ -2,13 +2,13 @@
 // What the front-end handles append to while the program lambda runs at
 // compile time: the IR, the current stream, and the checks that need to see
 // each statement as it is written (types, domains, inputs, events).
+#include "../detail/dyn_array.hpp"
+#include "../detail/string_view.hpp"
+#include "../detail/text.hpp"
 #include "../diag/describe.hpp"
 #include "../ir/accesses.hpp"
 #include "../ir/program.hpp"
 #include "../ir/render.hpp"
-#include "dyn_array.hpp"
-#include "string_view.hpp"
-#include "text.hpp"
 
 namespace streamdsl::detail {
 
