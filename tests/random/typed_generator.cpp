@@ -25,11 +25,11 @@ class typed_generator : public generator_base {
     g.family = "typed";
     choose_policy(g);
     declare(g);
-    model_ = std::make_unique<order_model>(b_.ir.streams.size(), b_.ir.buffers.size());
+    model_ = std::make_unique<order_model>(b_.ir().streams.size(), b_.ir().buffers.size());
     const auto statements = r_.between(3, 30);
     while (statements_ < statements) block(0, ir::main_stream);
     finish(g);
-    g.user = b_.ir;
+    g.user = b_.ir();
     return g;
   }
 
@@ -41,7 +41,7 @@ class typed_generator : public generator_base {
     std::size_t i;
   };
 
-  detail::builder_state& state() override { return b_; }
+  detail::builder_state& state() override { return detail::builder_access::state(b_); }
   void emit_record(std::int32_t stream, std::int32_t event) override {
     in_stream(stream, [&] { events_[static_cast<std::size_t>(event)].record(); });
   }
@@ -54,7 +54,7 @@ class typed_generator : public generator_base {
   // Runs f with `stream` current: in a nested scope unless it already is.
   template <class F>
   void in_stream(std::int32_t stream, F f) {
-    if (b_.current_stream == stream)
+    if (state().current_stream == stream)
       f();
     else
       with_stream(streams_[static_cast<std::size_t>(stream)], f);
@@ -103,7 +103,7 @@ class typed_generator : public generator_base {
     return -1;
   }
   std::int32_t domain_of(leaf_ref l) const {
-    return b_.ir.buffers[static_cast<std::size_t>(id_of(l))].domain;
+    return b_.ir().buffers[static_cast<std::size_t>(id_of(l))].domain;
   }
   bool readable(leaf_ref l) const {
     return l.k == kind::in || l.k == kind::io || l.k == kind::in_int || l.k == kind::in_double ||
@@ -221,12 +221,12 @@ class typed_generator : public generator_base {
     for (std::size_t i = 0; i < tmp_.size(); ++i) targets.push_back({kind::tmp, i});
     const auto target = r_.pick(targets);
     const auto id = id_of(target);
-    model_->observe(b_.ir);
+    model_->observe(b_.ir());
     const auto value = expression(static_cast<int>(r_.below(3)), domain_of(target));
     // Compound assignment reads the target: only once it holds a value.
     const bool compound = readable(target) && r_.chance(0.3);
     std::vector<std::int32_t> reads;
-    loads_of(b_.ir, value.node, reads);
+    loads_of(b_.ir(), value.node, reads);
     if (compound) reads.push_back(id);
     order_before(current, reads, id);
     auto write = [&](auto& handle) {
@@ -247,7 +247,7 @@ class typed_generator : public generator_base {
       case kind::tmp: write(tmp_[target.i]); break;
       default: break;
     }
-    if (b_.ir.stmts.back().stream != current)
+    if (b_.ir().stmts.back().stream != current)
       throw std::logic_error("typed generator: statement on the wrong stream");
     ++statements_;
   }
