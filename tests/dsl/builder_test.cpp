@@ -26,3 +26,18 @@ TEST_CASE("a run-time builder owns the names it is given", "[builder]") {
   CHECK(b.ir().errors[0].kind == sd::diag::error_kind::duplicate_name);
   CHECK(b.ir().errors[0].message.contains("duplicate name 'x3'"));
 }
+
+TEST_CASE("the default domain's name and the main stream's are reserved", "[builder]") {
+  sd::builder b;
+  b.input<float>("n");  // a buffer may be called n: no domain is confused with it
+  REQUIRE(b.ir().ok());
+  b.domain("n");
+  REQUIRE(b.ir().errors.size() == 1);
+  CHECK(b.ir().errors[0].kind == sd::diag::error_kind::reserved_name);
+  CHECK(b.ir().errors[0].message.contains(
+      "reserved name 'n': the domain 'n' takes the name of the default domain"));
+  b.event("main");
+  REQUIRE(b.ir().errors.size() == 2);
+  CHECK(b.ir().errors[1].kind == sd::diag::error_kind::reserved_name);
+  CHECK(b.ir().errors[1].message.contains("the event 'main' takes the name of the main stream"));
+}

@@ -21,7 +21,6 @@ class builder_state {
   constexpr builder_state() {
     ir.streams.push_back({ir.intern("main")});
     ir.domains.push_back({ir.intern("n")});
-    names_.add("main", "main stream");
   }
 
   ir::program ir;
@@ -33,9 +32,11 @@ class builder_state {
   constexpr ir::name_ref declare_name(detail::string_view name, detail::string_view what) {
     if (!valid_identifier(name)) {
       fail(diag::error_kind::invalid_name, messages::invalid_name(name, what, names_));
+    } else if (reserved(name, what)) {
+      fail(diag::error_kind::reserved_name, messages::reserved_name(name, what));
     } else if (const auto i = names_.find(name); i >= 0) {
       fail(diag::error_kind::duplicate_name,
-           messages::duplicate_name(name, what, names_.declared_as(static_cast<std::size_t>(i)), i > 0));
+           messages::duplicate_name(name, what, names_.declared_as(static_cast<std::size_t>(i))));
     }
     names_.add(name, what);
     return ir.intern(name);
@@ -217,6 +218,13 @@ class builder_state {
   }
 
  private:
+  // "main" names the main stream in every namespace; "n" is the default
+  // domain's name, which only another domain could be confused with.
+  static constexpr bool reserved(detail::string_view name, detail::string_view what) {
+    return name == detail::string_view("main") ||
+           (name == detail::string_view("n") && what == detail::string_view("domain"));
+  }
+
   // Appends the buffers the assignment reads to the IR's read sets.
   constexpr void store_reads(ir::statement& s) {
     detail::dyn_array<std::int32_t> reads;

@@ -36,7 +36,7 @@ constexpr text invalid_name(string_view name, string_view what, const name_table
   t << "invalid " << what << " name '";
   diag::append_elided(t, name, 60);
   t << "' (" << (name.empty() ? "empty" : "not an identifier") << "), declared ";
-  if (earlier.size() > 1) {  // the main stream's name comes first
+  if (earlier.size() > 0) {
     const auto last = earlier.size() - 1;
     t << "right after the " << earlier.declared_as(last) << " '" << earlier.name_at(last) << '\'';
   } else {
@@ -48,12 +48,25 @@ constexpr text invalid_name(string_view name, string_view what, const name_table
   return t;
 }
 
-constexpr text duplicate_name(string_view name, string_view what, string_view earlier_what, bool earlier) {
+// `name` is "main" (any declaration) or "n" (a domain).
+constexpr text reserved_name(string_view name, string_view what) {
+  text t;
+  t << "reserved name '" << name << "': the " << what << " '" << name << "' takes the name of ";
+  if (name == string_view("main"))
+    t << "the main stream (p.main_stream(), the stream the program is launched on)";
+  else
+    t << "the default domain, which buffers declared without a domain belong to";
+  t << ", and messages and plan dumps could not tell them apart; give the " << what << " another name, e.g. '"
+    << name << "2'";
+  return t;
+}
+
+constexpr text duplicate_name(string_view name, string_view what, string_view earlier_what) {
   text t;
   text shown;  // a huge name would crowd out the rest of the message
   diag::append_elided(shown, name, 60);
   t << "duplicate name '" << shown.view() << "': the " << what << " '" << shown.view()
-    << "' reuses the name of the " << (earlier ? "earlier " : "") << earlier_what
+    << "' reuses the name of the earlier " << earlier_what
     << "; each buffer, param, stream, event and domain needs its own name, because names bind them at run "
        "time";
   return t;
