@@ -4,6 +4,7 @@
 // structure chosen at run time. Element types are fixed by the C++ types
 // (float computations over float, int32 and double inputs); the dynamic
 // family covers the other dtypes.
+#include <optional>
 #include <streamdsl/streamdsl.hpp>
 
 #include "generator_base.hpp"
@@ -87,7 +88,7 @@ class typed_generator : public generator_base {
     tmp_.push_back(b_.temp<float>("k", m));
     in_int_.push_back(b_.input<std::int32_t>("count"));
     in_double_.push_back(b_.input<double>("scale", sd::scalar));
-    alpha_ = b_.param<float>("alpha");
+    alpha_.emplace(b_.param<float>("alpha"));
     g.inputs.params.push_back(random_value(r_, dtype::float32));
   }
 
@@ -169,7 +170,7 @@ class typed_generator : public generator_base {
     if (x < 60) {
       const auto a = expression(depth - 1, domain);
       switch (r_.below(6)) {
-        case 0: return a * alpha_;
+        case 0: return a * *alpha_;
         case 1: return a + 0.25f;
         case 2: return a * 2.5;  // a weak double literal: stays float
         case 3: return 1.5f - a;
@@ -261,7 +262,7 @@ class typed_generator : public generator_base {
   std::vector<sd::temp<float>> tmp_;
   std::vector<sd::input<std::int32_t>> in_int_;
   std::vector<sd::input<double>> in_double_;
-  sd::param<float> alpha_{nullptr, -1};
+  std::optional<sd::param<float>> alpha_;  // declared in declare(): handles are not assigned
   std::int64_t statements_ = 0;
 };
 

@@ -53,7 +53,7 @@ class builder : private detail::builder_state {
   constexpr streamdsl::stream main_stream() { return {this, ir::main_stream}; }
   constexpr streamdsl::event event(detail::string_view name) { return {this, add_event(name)}; }
   // A further iteration domain; buffers default to domain "n".
-  constexpr streamdsl::domain domain(detail::string_view name) { return {add_domain(name)}; }
+  constexpr streamdsl::domain domain(detail::string_view name) { return streamdsl::domain(add_domain(name)); }
 
   // The program written so far, errors included (ir().ok()); a builder used
   // at run time hands it to sd::passes::schedule(std::move(b).ir(), ...).
