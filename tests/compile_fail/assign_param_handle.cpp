@@ -1,7 +1,7 @@
 // `a = b` on two param handles (issue 11.4: it compiled and made `a` name b's
 // param, so the result silently used b).
 // expect: a param handle cannot be assigned
-// expect: write `b` where b's value is meant, or bind both params to the same value
+// expect: where b's value is meant, or bind both params to the same value
 // expect-nvcc: a param handle cannot be assigned
 #include <streamdsl/streamdsl.hpp>
 

@@ -17,9 +17,9 @@ struct domain {
   void operator=(const volatile domain&) =
       delete;  // no implicit copy assignment: the template below says why
   template <class V>
-  void operator=(const V&) {
+  constexpr void operator=(const V&) {  // constexpr: nvcc instantiates it while running the lambda
     static_assert(!sizeof(V),
-                  "streamdsl: a domain cannot be assigned: `a = b` would only make `a` name b's domain; "
+                  "streamdsl: a domain cannot be assigned: 'a = b' would only make 'a' name b's domain; "
                   "declare buffers over b directly, e.g. p.input<float>(\"x\", b)");
   }
 };

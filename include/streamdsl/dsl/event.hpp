@@ -14,10 +14,10 @@ class event {
   // `a` would use b), so it is refused with what to write.
   void operator=(const volatile event&) = delete;  // no implicit copy assignment: the template below says why
   template <class V>
-  void operator=(const V&) {
+  constexpr void operator=(const V&) {  // constexpr: nvcc instantiates it while running the lambda
     static_assert(
         !sizeof(V),
-        "streamdsl: an event handle cannot be assigned: `a = b` would only make `a` name b's event; "
+        "streamdsl: an event handle cannot be assigned: 'a = b' would only make 'a' name b's event; "
         "call b.record() and b.wait() on the event you mean, or declare another with p.event(\"name\")");
   }
 

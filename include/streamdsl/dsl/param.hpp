@@ -15,10 +15,10 @@ class param {
   // only make `a` name b's param, so it is refused with what to write.
   void operator=(const volatile param&) = delete;  // no implicit copy assignment: the template below says why
   template <class V>
-  void operator=(const V&) {
+  constexpr void operator=(const V&) {  // constexpr: nvcc instantiates it while running the lambda
     static_assert(!sizeof(V),
                   "streamdsl: a param handle cannot be assigned: a param's value is bound at run time "
-                  "(sd::bind(\"a\", 2.0f)), and `a = b` would only make `a` name b's param; write `b` where "
+                  "(sd::bind(\"a\", 2.0f)), and 'a = b' would only make 'a' name b's param; write 'b' where "
                   "b's value is meant, or bind both params to the same value");
   }
 

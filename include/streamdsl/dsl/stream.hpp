@@ -15,10 +15,10 @@ class stream {
   void operator=(const volatile stream&) =
       delete;  // no implicit copy assignment: the template below says why
   template <class V>
-  void operator=(const V&) {
+  constexpr void operator=(const V&) {  // constexpr: nvcc instantiates it while running the lambda
     static_assert(
         !sizeof(V),
-        "streamdsl: a stream handle cannot be assigned: `a = b` would only make `a` name b's stream; "
+        "streamdsl: a stream handle cannot be assigned: 'a = b' would only make 'a' name b's stream; "
         "to order a after b's work write a.wait_stream(b), to issue work on b write "
         "sd::with_stream(b, [&] { ... })");
   }
