@@ -27,7 +27,7 @@ template <detail::program_lambda F>
 constexpr ir::program build_ir(F body) {
   builder b;
   body(b);
-  return static_cast<ir::program&&>(b.ir);
+  return static_cast<builder&&>(b).ir();
 }
 
 template <detail::program_lambda F, options O>

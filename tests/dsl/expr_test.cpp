@@ -49,7 +49,7 @@ TEST_CASE("expression types follow the promotion rules", "[expr]") {
   STATIC_REQUIRE(std::is_same_v<value_of<decltype(sd::exp(i))>, float>);
   STATIC_REQUIRE(std::is_same_v<value_of<decltype(sd::cast<double>(x))>, double>);
   STATIC_REQUIRE(std::is_same_v<value_of<decltype(sd::where(x > 0, x, 0))>, float>);
-  CHECK(p.ir.ok());
+  CHECK(p.ir().ok());
 }
 
 TEST_CASE("every operator builds a statement that prints back", "[expr]") {

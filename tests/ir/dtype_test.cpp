@@ -50,14 +50,14 @@ TEST_CASE("a literal may be stored in a buffer of its category or a higher one",
     i = std::int64_t{3};  // int64 literal into int32
     y = 1;                // int literal into float
     b = true;
-    return p.ir.ok();
+    return p.ir().ok();
   }();
   STATIC_REQUIRE(ok);
   constexpr bool narrowing_reported = [] {
     sd::builder p;
     auto i = p.output<std::int32_t>("i");
     i = 2.5;  // a float literal into an integer buffer still needs a cast
-    return !p.ir.ok() && p.ir.errors[0].kind == sd::diag::error_kind::narrowing_assignment;
+    return !p.ir().ok() && p.ir().errors[0].kind == sd::diag::error_kind::narrowing_assignment;
   }();
   STATIC_REQUIRE(narrowing_reported);
 }
@@ -69,6 +69,6 @@ TEST_CASE("0-d buffers promote like their C++ handle says", "[dtype]") {
   auto y = p.output<double>("y");
   y = s + x;  // double: the handle's type and the IR agree
   STATIC_REQUIRE(std::is_same_v<decltype(s + x)::value_type, double>);
-  CHECK(p.ir.ok());
-  CHECK(p.ir.nodes[static_cast<std::size_t>(p.ir.stmts[0].root)].type == sd::dtype::float64);
+  CHECK(p.ir().ok());
+  CHECK(p.ir().nodes[static_cast<std::size_t>(p.ir().stmts[0].root)].type == sd::dtype::float64);
 }

@@ -87,7 +87,7 @@ constexpr std::size_t reuse_slots() {
     f.wait();
     y = t2 * 2;
   });
-  const auto m = sd::passes::schedule(static_cast<sd::ir::program&&>(p.ir), sd::checked);
+  const auto m = sd::passes::schedule(static_cast<sd::builder&&>(p).ir(), sd::checked);
   return m.ir.ok() ? m.slots.size() : 99;
 }
 

@@ -60,7 +60,7 @@ TEST_CASE("automatic: write-after-read and an already ordered pair", "[sync_inse
     auto side = bld.stream("side");
     sd::with_stream(side, [&] { x = x * 2; });
     x = x + 1;
-    auto m = sd::passes::schedule(static_cast<sd::ir::program&&>(bld.ir), sd::automatic);
+    auto m = sd::passes::schedule(static_cast<sd::builder&&>(bld).ir(), sd::automatic);
     return sd::passes::find_race(sd::ir::view_of(m.ir)).buffer == -1;
   }());
 }

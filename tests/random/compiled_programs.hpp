@@ -21,7 +21,7 @@ inline generated_program runtime_program(std::uint64_t seed) {
   g.opts = options_for(seed);
   builder b;
   write_random_program(b, seed);
-  g.user = b.ir;
+  g.user = static_cast<builder&&>(b).ir();
   // Small and edge-heavy extents, some crossing vector widths and blocks.
   constexpr std::size_t extents[] = {1, 2, 3, 5, 8, 16, 17, 31, 33, 64, 511, 512, 1000, 1537, 4099, 70001};
   crng r{seed ^ 0x5eed5eed5eed5eedull};

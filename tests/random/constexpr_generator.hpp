@@ -144,17 +144,17 @@ class program_writer {
       default: return k_.id();
     }
   }
-  constexpr int domain_of(int id) const { return p_.ir.buffers[static_cast<std::size_t>(id)].domain; }
+  constexpr int domain_of(int id) const { return state().ir.buffers[static_cast<std::size_t>(id)].domain; }
   // Inputs and inouts hold the caller's data; outputs and temps once written.
   constexpr bool readable(int id) const {
-    const auto kind = p_.ir.buffers[static_cast<std::size_t>(id)].kind;
+    const auto kind = state().ir.buffers[static_cast<std::size_t>(id)].kind;
     return kind == ir::access::input || kind == ir::access::inout || clocks_.write_index[id] > 0;
   }
 
   // Runs f with stream s current: in a (possibly nested) scope unless it is.
   template <class F>
   constexpr void in_stream(int s, F f) {
-    if (p_.current_stream == s)
+    if (state().current_stream == s)
       f();
     else
       with_stream(streams_[s], f);
@@ -164,21 +164,21 @@ class program_writer {
   constexpr fexpr leaf(int domain, std::uint32_t& reads) {
     int options[max_buffers]{};
     int n = 0;
-    for (int id = 0; id < static_cast<int>(p_.ir.buffers.size()); ++id) {
+    for (int id = 0; id < static_cast<int>(state().ir.buffers.size()); ++id) {
       const int d = domain_of(id);
-      if (p_.ir.buffers[static_cast<std::size_t>(id)].type == dtype::float32 && (d == domain || d < 0) &&
+      if (state().ir.buffers[static_cast<std::size_t>(id)].type == dtype::float32 && (d == domain || d < 0) &&
           readable(id))
         options[n++] = id;
     }
     const int x = r_.below(100);
-    if (x < 8) return fexpr{&p_, (alpha_ * 1.0f).node};  // the param, broadcast
+    if (x < 8) return fexpr{&state(), (alpha_ * 1.0f).node};  // the param, broadcast
     if (x < 16 && domain == count_domain()) {
       reads |= 1u << count_.id();
       return sd::cast<float>(count_);
     }
     const int id = options[r_.below(n)];  // never empty: "s" is a 0-d input
     reads |= 1u << id;
-    return fexpr{&p_, p_.load(id).node};
+    return fexpr{&state(), state().load(id).node};
   }
   constexpr int count_domain() const { return domain_of(count_.id()); }
 
@@ -333,6 +333,9 @@ class program_writer {
       default: h = value; break;
     }
   }
+
+  // The engine under the builder: the IR so far and the current stream.
+  constexpr detail::builder_state& state() const { return detail::builder_access::state(p_); }
 
   builder& p_;
   crng r_;

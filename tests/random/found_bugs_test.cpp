@@ -30,9 +30,9 @@ TEST_CASE("found: where checks the condition's domain against the branches'", "[
   auto x = b.input<float>("x");
   auto z = b.output<float>("z", m);
   z = sd::where(x > 0, w, w);  // condition over n, branches over m
-  REQUIRE(!b.ir.errors.empty());
-  CHECK(b.ir.errors[0].kind == sd::diag::error_kind::domain_mismatch);
-  CHECK(b.ir.errors[0].message.contains("combines `x > 0` over domain 'n' with `w` over domain 'm'"));
+  REQUIRE(!b.ir().errors.empty());
+  CHECK(b.ir().errors[0].kind == sd::diag::error_kind::domain_mismatch);
+  CHECK(b.ir().errors[0].message.contains("combines `x > 0` over domain 'n' with `w` over domain 'm'"));
 }
 
 namespace {

@@ -46,7 +46,7 @@ TEST_CASE("reference: statements run in program order, streams ignored", "[rando
   y = y + 100;  // overwrites y after z read it
   std::vector<rt::typed_array> buffers{array_of<float>({1, 2, -3}), array_of<float>({0, 0, 0}),
                                        array_of<float>({9, 9, 9}), array_of<float>({0, 0, 0})};
-  rt::run_reference(sd::ir::view_of(b.ir), {{3}, {}}, buffers);
+  rt::run_reference(sd::ir::view_of(b.ir()), {{3}, {}}, buffers);
   CHECK(at<float>(buffers[1], 0) == 104);  // (1 + 1) * 2 + 100
   CHECK(at<float>(buffers[1], 2) == 96);   // (-3 + 1) * 2 + 100
   CHECK(at<float>(buffers[2], 0) == 3);    // 4 - 1
@@ -70,7 +70,7 @@ TEST_CASE("reference: types, 0-d broadcast, params and integer edge cases", "[ra
   std::vector<rt::typed_array> buffers{array_of<std::int32_t>({5, -6, big}), array_of<double>({1.5}),
                                        array_of<std::int32_t>({7, 7, 7}), array_of<std::int64_t>({0, 0, 0}),
                                        array_of<double>({0, 0, 0})};
-  rt::run_reference(sd::ir::view_of(b.ir), {{1, 3}, {rt::scalar::of(std::int32_t{0})}}, buffers);
+  rt::run_reference(sd::ir::view_of(b.ir()), {{1, 3}, {rt::scalar::of(std::int32_t{0})}}, buffers);
   CHECK(at<std::int32_t>(buffers[2], 0) == 0);
   CHECK(at<std::int32_t>(buffers[2], 2) == 0);
   CHECK(at<std::int64_t>(buffers[3], 1) == -18);
@@ -91,7 +91,7 @@ TEST_CASE("reference: conversions saturate, weak literals keep float, NaNs compa
   const float nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<rt::typed_array> buffers{array_of<float>({1, -1, nan}), array_of<std::int32_t>({0, 0, 0}),
                                        array_of<float>({0, 0, 0})};
-  rt::run_reference(sd::ir::view_of(b.ir), {{3}, {}}, buffers);
+  rt::run_reference(sd::ir::view_of(b.ir()), {{3}, {}}, buffers);
   CHECK(at<std::int32_t>(buffers[1], 0) == std::numeric_limits<std::int32_t>::max());
   CHECK(at<std::int32_t>(buffers[1], 1) == std::numeric_limits<std::int32_t>::min());
   CHECK(at<std::int32_t>(buffers[1], 2) == 0);  // NaN -> 0

@@ -4,6 +4,7 @@
 // structure chosen at run time. Element types are fixed by the C++ types
 // (float computations over float, int32 and double inputs); the dynamic
 // family covers the other dtypes.
+#include <optional>
 #include <streamdsl/streamdsl.hpp>
 
 #include "generator_base.hpp"
@@ -25,11 +26,11 @@ class typed_generator : public generator_base {
     g.family = "typed";
     choose_policy(g);
     declare(g);
-    model_ = std::make_unique<order_model>(b_.ir.streams.size(), b_.ir.buffers.size());
+    model_ = std::make_unique<order_model>(b_.ir().streams.size(), b_.ir().buffers.size());
     const auto statements = r_.between(3, 30);
     while (statements_ < statements) block(0, ir::main_stream);
     finish(g);
-    g.user = b_.ir;
+    g.user = b_.ir();
     return g;
   }
 
@@ -41,7 +42,7 @@ class typed_generator : public generator_base {
     std::size_t i;
   };
 
-  detail::builder_state& state() override { return b_; }
+  detail::builder_state& state() override { return detail::builder_access::state(b_); }
   void emit_record(std::int32_t stream, std::int32_t event) override {
     in_stream(stream, [&] { events_[static_cast<std::size_t>(event)].record(); });
   }
@@ -54,7 +55,7 @@ class typed_generator : public generator_base {
   // Runs f with `stream` current: in a nested scope unless it already is.
   template <class F>
   void in_stream(std::int32_t stream, F f) {
-    if (b_.current_stream == stream)
+    if (state().current_stream == stream)
       f();
     else
       with_stream(streams_[static_cast<std::size_t>(stream)], f);
@@ -87,7 +88,7 @@ class typed_generator : public generator_base {
     tmp_.push_back(b_.temp<float>("k", m));
     in_int_.push_back(b_.input<std::int32_t>("count"));
     in_double_.push_back(b_.input<double>("scale", sd::scalar));
-    alpha_ = b_.param<float>("alpha");
+    alpha_.emplace(b_.param<float>("alpha"));
     g.inputs.params.push_back(random_value(r_, dtype::float32));
   }
 
@@ -103,7 +104,7 @@ class typed_generator : public generator_base {
     return -1;
   }
   std::int32_t domain_of(leaf_ref l) const {
-    return b_.ir.buffers[static_cast<std::size_t>(id_of(l))].domain;
+    return b_.ir().buffers[static_cast<std::size_t>(id_of(l))].domain;
   }
   bool readable(leaf_ref l) const {
     return l.k == kind::in || l.k == kind::io || l.k == kind::in_int || l.k == kind::in_double ||
@@ -169,7 +170,7 @@ class typed_generator : public generator_base {
     if (x < 60) {
       const auto a = expression(depth - 1, domain);
       switch (r_.below(6)) {
-        case 0: return a * alpha_;
+        case 0: return a * *alpha_;
         case 1: return a + 0.25f;
         case 2: return a * 2.5;  // a weak double literal: stays float
         case 3: return 1.5f - a;
@@ -221,12 +222,12 @@ class typed_generator : public generator_base {
     for (std::size_t i = 0; i < tmp_.size(); ++i) targets.push_back({kind::tmp, i});
     const auto target = r_.pick(targets);
     const auto id = id_of(target);
-    model_->observe(b_.ir);
+    model_->observe(b_.ir());
     const auto value = expression(static_cast<int>(r_.below(3)), domain_of(target));
     // Compound assignment reads the target: only once it holds a value.
     const bool compound = readable(target) && r_.chance(0.3);
     std::vector<std::int32_t> reads;
-    loads_of(b_.ir, value.node, reads);
+    loads_of(b_.ir(), value.node, reads);
     if (compound) reads.push_back(id);
     order_before(current, reads, id);
     auto write = [&](auto& handle) {
@@ -247,7 +248,7 @@ class typed_generator : public generator_base {
       case kind::tmp: write(tmp_[target.i]); break;
       default: break;
     }
-    if (b_.ir.stmts.back().stream != current)
+    if (b_.ir().stmts.back().stream != current)
       throw std::logic_error("typed generator: statement on the wrong stream");
     ++statements_;
   }
@@ -261,7 +262,7 @@ class typed_generator : public generator_base {
   std::vector<sd::temp<float>> tmp_;
   std::vector<sd::input<std::int32_t>> in_int_;
   std::vector<sd::input<double>> in_double_;
-  sd::param<float> alpha_{nullptr, -1};
+  std::optional<sd::param<float>> alpha_;  // declared in declare(): handles are not assigned
   std::int64_t statements_ = 0;
 };
 

@@ -22,6 +22,7 @@ enum class error_kind : std::uint8_t {
   domain_mismatch,
   invalid_name,
   duplicate_name,
+  reserved_name,
   race,
 };
 
@@ -40,6 +41,7 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::domain_mismatch: return "elementwise_domains_differ";
     case error_kind::invalid_name: return "invalid_name";
     case error_kind::duplicate_name: return "duplicate_name";
+    case error_kind::reserved_name: return "reserved_name";
     case error_kind::race: return "cross_stream_data_race";
   }
   return "?";

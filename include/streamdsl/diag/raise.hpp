@@ -50,6 +50,7 @@ STREAMDSL_ERROR_TEMPLATE(arithmetic_on_bool_operands, "arithmetic on bool operan
 STREAMDSL_ERROR_TEMPLATE(elementwise_domains_differ, "an elementwise statement combines different domains")
 STREAMDSL_ERROR_TEMPLATE(invalid_name, "a name is empty or has a character other than a letter, digit or '_'")
 STREAMDSL_ERROR_TEMPLATE(duplicate_name, "two declarations use the same name")
+STREAMDSL_ERROR_TEMPLATE(reserved_name, "a declaration uses a reserved name ('main', or 'n' for a domain)")
 STREAMDSL_ERROR_TEMPLATE(
     cross_stream_data_race,
     "two streams access one buffer, at least one of them writing, and nothing orders them")
@@ -85,6 +86,8 @@ constexpr bool raise() {
     return diag::invalid_name<Message>::value;
   else if constexpr (Kind == error_kind::duplicate_name)
     return diag::duplicate_name<Message>::value;
+  else if constexpr (Kind == error_kind::reserved_name)
+    return diag::reserved_name<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

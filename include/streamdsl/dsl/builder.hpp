@@ -1,6 +1,8 @@
 #pragma once
 // sd::builder: what the program lambda receives. It declares buffers, params,
-// streams, events and domains; statements are written with the handles.
+// streams, events and domains; statements are written with the handles. The
+// engine (builder_state) is a private base: its IR and current stream are
+// not user API. ir() hands the IR over for a builder used at run time.
 #include "../detail/string_view.hpp"
 #include "buffer.hpp"
 #include "domain.hpp"
@@ -10,7 +12,18 @@
 
 namespace streamdsl {
 
-class builder : public detail::builder_state {
+class builder;
+
+namespace detail {
+// The engine under a builder, for code that writes programs without the
+// handles (the random program generators of tests/random/).
+struct builder_access {
+  static constexpr builder_state& state(builder& b);
+  static constexpr const builder_state& state(const builder& b);
+};
+}  // namespace detail
+
+class builder : private detail::builder_state {
  public:
   // Buffers bound by the caller at run time.
   template <element_type T>
@@ -40,7 +53,20 @@ class builder : public detail::builder_state {
   constexpr streamdsl::stream main_stream() { return {this, ir::main_stream}; }
   constexpr streamdsl::event event(detail::string_view name) { return {this, add_event(name)}; }
   // A further iteration domain; buffers default to domain "n".
-  constexpr streamdsl::domain domain(detail::string_view name) { return {add_domain(name)}; }
+  constexpr streamdsl::domain domain(detail::string_view name) { return streamdsl::domain(add_domain(name)); }
+
+  // The program written so far, errors included (ir().ok()); a builder used
+  // at run time hands it to sd::passes::schedule(std::move(b).ir(), ...).
+  constexpr const ir::program& ir() const& { return builder_state::ir; }
+  constexpr ir::program ir() && { return static_cast<ir::program&&>(builder_state::ir); }
+
+ private:
+  friend struct detail::builder_access;
 };
+
+namespace detail {
+constexpr builder_state& builder_access::state(builder& b) { return b; }
+constexpr const builder_state& builder_access::state(const builder& b) { return b; }
+}  // namespace detail
 
 }  // namespace streamdsl

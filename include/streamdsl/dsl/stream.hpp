@@ -8,6 +8,20 @@ namespace streamdsl {
 class stream {
  public:
   constexpr stream(detail::builder_state* state, std::int32_t id) : state_(state), id_(id) {}
+  constexpr stream(const stream&) = default;
+
+  // `a = b` would only make `a` name b's stream (work issued on `a` would
+  // go to b), so it is refused with what to write.
+  void operator=(const volatile stream&) =
+      delete;  // no implicit copy assignment: the template below says why
+  template <class V>
+  constexpr void operator=(const V&) {  // constexpr: nvcc instantiates it while running the lambda
+    static_assert(
+        !sizeof(V),
+        "streamdsl: a stream handle cannot be assigned: 'a = b' would only make 'a' name b's stream; "
+        "to order a after b's work write a.wait_stream(b), to issue work on b write "
+        "sd::with_stream(b, [&] { ... })");
+  }
 
   // This stream waits for all work issued so far on `other` (torch's wait_stream).
   constexpr void wait_stream(const stream& other) const { state_->wait_stream(id_, other.id_); }

@@ -170,13 +170,13 @@ TEST_CASE("every problem is reported at once", "[host][bindings]") {
 }
 
 TEST_CASE("16-bit float types without CUDA's headers are a binding_error", "[host][bindings][half]") {
-  // Declared through the builder's untyped interface: __half itself is not
+  // Declared through the builder's engine, which takes dtypes: __half itself is not
   // declared in this translation unit.
-  sd::builder b;
+  sd::detail::builder_state b;
   const auto h = b.add_buffer("h", sd::ir::access::input, sd::dtype::float16, 0);
   const auto y = b.add_buffer("y", sd::ir::access::output, sd::dtype::float32, 0);
   b.assign(y, b.unary(sd::ir::op::cast, b.load(h), sd::dtype::float32, sd::dtype::float32));
-  auto model = sd::passes::schedule(std::move(b.ir), sd::checked);
+  auto model = sd::passes::schedule(static_cast<sd::ir::program&&>(b.ir), sd::checked);
   REQUIRE(model.ir.ok());
   std::vector<float> ys(4, untouched);
   const std::vector<std::uint16_t> hs{0x3C00, 0x4000, 0xC000, 0x3800};  // 1, 2, -2, 0.5 as __half bits
@@ -196,12 +196,13 @@ TEST_CASE("16-bit float types without CUDA's headers are a binding_error", "[hos
 
 namespace {
 // A compiled program that uses __half without CUDA's headers (through the
-// builder's untyped interface). host_executor::run(program, ...) rejects it
+// builder's engine, which takes dtypes). host_executor::run(program, ...) rejects it
 // at compile time with a static_assert on host_can_run; a call cannot be
 // compiled here, so this checks the predicate itself.
-constexpr auto half_program = sd::program([](sd::builder& p) {
+constexpr auto half_program = sd::program([](sd::builder& b) {
+  auto& p = sd::detail::builder_access::state(b);
   const auto h = p.add_buffer("h", sd::ir::access::input, sd::dtype::float16, 0);
-  auto y = p.output<float>("y");
+  auto y = b.output<float>("y");
   p.assign(y.id(), p.unary(sd::ir::op::cast, p.load(h), sd::dtype::float32, sd::dtype::float32));
 });
 }  // namespace
@@ -224,7 +225,7 @@ TEST_CASE("a plan whose scheduling failed is refused before anything runs", "[ho
   auto side = b.stream("side");
   sd::with_stream(side, [&] { y = x + 1; });
   z = y * 2;  // a race under sd::checked
-  const auto m = sd::passes::schedule(static_cast<sd::ir::program&&>(b.ir), sd::checked);
+  const auto m = sd::passes::schedule(static_cast<sd::builder&&>(b).ir(), sd::checked);
   const auto plan = sd::view_of(m);
   REQUIRE(!plan.valid());
   std::vector<float> xs(4, 1.f), ys(4, -1.f), zs(4, -1.f);

@@ -25,11 +25,12 @@ sd::plan_model temp_read_first() {
   t = x;
   y = t + x;
   y = y + t;
-  auto& stmts = b.ir.stmts;
+  auto ir = std::move(b).ir();
+  auto& stmts = ir.stmts;
   const auto first = stmts[0];
   stmts[0] = stmts[1];
   stmts[1] = first;
-  return sd::passes::schedule(static_cast<sd::ir::program&&>(b.ir), sd::checked);
+  return sd::passes::schedule(std::move(ir), sd::checked);
 }
 }  // namespace
 
@@ -70,7 +71,7 @@ TEST_CASE("a plan built at run time runs through the plan_view overload", "[host
   auto y = b.output<float>("y");
   auto side = b.stream("side");
   sd::with_stream(side, [&] { y = x * k; });
-  auto model = sd::passes::schedule(std::move(b.ir), sd::automatic);
+  auto model = sd::passes::schedule(std::move(b).ir(), sd::automatic);
   REQUIRE(model.ir.ok());
   const auto plan = sd::view_of(model);
   constexpr std::size_t n = 100;

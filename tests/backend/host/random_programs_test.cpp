@@ -130,7 +130,7 @@ class program_maker {
  public:
   explicit program_maker(std::uint64_t seed) : rng_(seed) {}
 
-  sd::builder b;
+  sd::detail::builder_state b;  // the engine: this maker writes IR without handles
   std::vector<declared_buffer> buffers;
   std::vector<std::int32_t> params;
 
@@ -150,7 +150,7 @@ class program_maker {
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool chance(int percent) { return pick(1, 100) <= percent; }
   dtype any_type() { return host_types[pick(0, 4)]; }
-  std::string_view name(const char* prefix) {  // the builder keeps views of names
+  std::string_view name(const char* prefix) {  // distinct names, numbered
     names_.push_back(prefix + std::to_string(names_.size()));
     return names_.back();
   }

@@ -1,0 +1,241 @@
+#pragma once
+// The front end's error messages in words: each function writes one message
+// of builder_state's checks. A message names the declaration, statement or
+// expression at fault and says how to fix it (docs/errors.md quotes them).
+#include "../detail/string_view.hpp"
+#include "../detail/text.hpp"
+#include "../diag/describe.hpp"
+#include "../ir/dtype.hpp"
+#include "../ir/program.hpp"
+#include "../ir/render.hpp"
+#include "name_table.hpp"
+
+namespace streamdsl::detail::messages {
+
+// "an int32_t", "a float": type names as they read in a sentence.
+constexpr text a_type(dtype type) {
+  text t;
+  t << (type == dtype::int32 || type == dtype::int64 ? "an " : "a ") << name_of(type);
+  return t;
+}
+
+constexpr string_view buffer_kind_name(ir::access kind) {
+  switch (kind) {
+    case ir::access::input: return "input buffer";
+    case ir::access::output: return "output buffer";
+    case ir::access::inout: return "inout buffer";
+    case ir::access::temp: return "temp buffer";
+  }
+  return "buffer";
+}
+
+// --- declarations -----------------------------------------------------------
+
+constexpr text invalid_name(string_view name, string_view what, const name_table& earlier) {
+  text t;
+  t << "invalid " << what << " name '";
+  diag::append_elided(t, name, 60);
+  t << "' (" << (name.empty() ? "empty" : "not an identifier") << "), declared ";
+  if (earlier.size() > 0) {
+    const auto last = earlier.size() - 1;
+    t << "right after the " << earlier.declared_as(last) << " '" << earlier.name_at(last) << '\'';
+  } else {
+    t << "first in the program";
+  }
+  t << ": a name must be non-empty and made of letters, digits and '_' only, because it is the key that "
+       "binds the "
+    << what << " at run time and the label in plan dumps";
+  return t;
+}
+
+// `name` is "main" (any declaration) or "n" (a domain).
+constexpr text reserved_name(string_view name, string_view what) {
+  text t;
+  t << "reserved name '" << name << "': the " << what << " '" << name << "' takes the name of ";
+  if (name == string_view("main"))
+    t << "the main stream (p.main_stream(), the stream the program is launched on)";
+  else
+    t << "the default domain, which buffers declared without a domain belong to";
+  t << ", and messages and plan dumps could not tell them apart; give the " << what << " another name, e.g. '"
+    << name << "2'";
+  return t;
+}
+
+constexpr text duplicate_name(string_view name, string_view what, string_view earlier_what) {
+  text t;
+  text shown;  // a huge name would crowd out the rest of the message
+  diag::append_elided(shown, name, 60);
+  t << "duplicate name '" << shown.view() << "': the " << what << " '" << shown.view()
+    << "' reuses the name of the earlier " << earlier_what
+    << "; each buffer, param, stream, event and domain needs its own name, because names bind them at run "
+       "time";
+  return t;
+}
+
+// --- expressions --------------------------------------------------------------
+
+constexpr text expr_text(const ir::program& p, std::int32_t node) {
+  text t;
+  ir::render_expr(ir::view_of(p), node, t);
+  return t;
+}
+
+// A suggested rewrite of an operand: `before<operand>after`, shortened.
+constexpr void spell_fix(text& out, const ir::program& p, string_view before, std::int32_t node,
+                         string_view after) {
+  out << '`' << before;
+  diag::append_elided(out, expr_text(p, node).view(), 40);
+  out << after << '`';
+}
+
+// "the expression `e` in statement #i on stream 's' " + why. The statement
+// is the one being written: its expression is not complete yet.
+constexpr text in_expression(const ir::program& p, std::int32_t stream, std::int32_t node, const text& why) {
+  text t;
+  t << "the expression ";
+  diag::quote_expr(ir::view_of(p), node, t);
+  t << " in statement #" << p.stmts.size() << " on stream '" << p.name(p.streams[stream].name) << "' "
+    << why.view();
+  return t;
+}
+
+constexpr text negate_bool(const ir::program& p, std::int32_t operand) {
+  text t;
+  t << "negates a bool; write ";
+  spell_fix(t, p, "!", operand, "");
+  t << " for logical not, or ";
+  spell_fix(t, p, "-sd::cast<int32_t>(", operand, ")");
+  t << " for arithmetic";
+  return t;
+}
+
+constexpr text not_of_non_bool(const ir::program& p, std::int32_t operand, dtype type) {
+  text t;
+  t << "applies ! to " << a_type(type).view() << " operand, and ! needs a bool; compare instead, e.g. ";
+  spell_fix(t, p, "", operand, " == 0");
+  return t;
+}
+
+constexpr text incompatible_operands(const ir::program& p, std::int32_t a, dtype ta, dtype tb) {
+  text t;
+  t << "mixes " << name_of(ta) << " and " << name_of(tb)
+    << ", which cannot represent each other; convert one side first, e.g. ";
+  spell_fix(t, p, "sd::cast<float>(", a, ")");
+  return t;
+}
+
+constexpr text logical_of_non_bool(const ir::program& p, ir::op code, std::int32_t bad, dtype type) {
+  text t;
+  t << "applies " << ir::spelling(code) << " to " << a_type(type).view() << " operand, and "
+    << ir::spelling(code) << " needs bool operands; compare first, e.g. ";
+  spell_fix(t, p, "(", bad, " != 0)");
+  return t;
+}
+
+constexpr text arithmetic_on_bools(const ir::program& p, ir::op code, std::int32_t a) {
+  text t;
+  t << "applies " << ir::spelling(code)
+    << " to bool operands; use && or || for logic, or cast to a number first, e.g. ";
+  spell_fix(t, p, "sd::cast<int32_t>(", a, ")");
+  return t;
+}
+
+constexpr text where_condition_not_bool(const ir::program& p, std::int32_t c, dtype type) {
+  text t;
+  t << "has " << a_type(type).view() << " condition, and where(c, a, b) needs a bool c; compare first, e.g. ";
+  spell_fix(t, p, "where(", c, " != 0, ...)");
+  return t;
+}
+
+// Suggests widening the narrower branch (`narrow`, to `wide`): that loses nothing.
+constexpr text where_branches_differ(const ir::program& p, dtype ta, dtype tb, std::int32_t narrow,
+                                     dtype wide) {
+  text t;
+  t << "has branches of different types (" << name_of(ta) << " and " << name_of(tb)
+    << ") and needs one; cast one branch, e.g. ";
+  text cast_open;
+  cast_open << "sd::cast<" << name_of(wide) << ">(";
+  spell_fix(t, p, cast_open.view(), narrow, ")");
+  return t;
+}
+
+constexpr text operand_domains_differ(const ir::program& p, std::int32_t stream, std::int32_t a,
+                                      std::int32_t b) {
+  const auto view = ir::view_of(p);
+  text t;
+  t << "statement #" << p.stmts.size() << " on stream '" << view.stream_name(stream) << "' combines ";
+  diag::quote_expr(view, a, t, 60);
+  t << " over domain '" << view.domain_name(p.nodes[a].domain) << "' with ";
+  diag::quote_expr(view, b, t, 60);
+  t << " over domain '" << view.domain_name(p.nodes[b].domain)
+    << "'; the operands of an elementwise expression need one domain (only 0-d values, declared with "
+       "sd::scalar, broadcast into any domain)";
+  return t;
+}
+
+// --- statements ---------------------------------------------------------------
+
+constexpr text write_to_input(const ir::program& p, std::int32_t stmt, std::int32_t buffer) {
+  const auto& b = p.buffers[buffer];
+  const auto name = p.name(b.name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " writes the input buffer '" << name << "', and inputs are read-only; declare it with p.inout<"
+    << name_of(b.type) << ">(\"" << name << "\") to update it in place, or write the result to an "
+    << "output or temp buffer";
+  return t;
+}
+
+constexpr text temp_read_before_write(const ir::program& p, std::int32_t stmt, std::int32_t buffer) {
+  const auto temp = p.name(p.buffers[buffer].name);
+  const auto type = name_of(p.buffers[buffer].type);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " reads the temp buffer '" << temp << "' before any statement writes it, and a temp holds no value "
+    << "until the program writes one; assign '" << temp << "' first (`" << temp << " = ...`), or declare it "
+    << "p.inout<" << type << ">(\"" << temp << "\") if the caller provides its value";
+  return t;
+}
+
+constexpr text narrowing_store(const ir::program& p, std::int32_t stmt, std::int32_t buffer,
+                               std::int32_t value, dtype value_type) {
+  const auto& b = p.buffers[buffer];
+  const auto name = p.name(b.name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " stores " << a_type(value_type).view() << " value in the " << name_of(b.type) << " buffer '" << name
+    << "', which can lose information; if that is intended, write `" << name << " = sd::cast<"
+    << name_of(b.type) << ">(";
+  diag::append_elided(t, expr_text(p, value).view(), diag::code_limit);
+  t << ")`";
+  return t;
+}
+
+constexpr text store_domain_differs(const ir::program& p, std::int32_t stmt, std::int32_t buffer,
+                                    std::int32_t domain) {
+  const auto view = ir::view_of(p);
+  const auto& b = p.buffers[buffer];
+  const auto name = p.name(b.name);
+  text t;
+  diag::describe_statement(view, stmt, t);
+  t << " writes an expression over domain '" << view.domain_name(domain) << "' to ";
+  if (b.domain < 0)
+    t << "the 0-d buffer '" << name << "', which holds one element";
+  else
+    t << "the buffer '" << name << "' of domain '" << view.domain_name(b.domain) << '\'';
+  t << "; an elementwise statement writes every element of its target, so declare '" << name
+    << "' over domain '" << view.domain_name(domain) << "' (only 0-d values broadcast)";
+  return t;
+}
+
+constexpr text wait_before_record(const ir::program& p, std::int32_t stmt, std::int32_t event) {
+  const auto name = p.name(p.events[event].name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " waits on event '" << name << "' with no " << name
+    << ".record() before it in program order (a wait binds to the latest record that precedes it); call "
+    << name << ".record() on the producing stream after the work to wait for, earlier than this wait";
+  return t;
+}
+
+}  // namespace streamdsl::detail::messages
