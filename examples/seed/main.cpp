@@ -1,4 +1,4 @@
-// The seed program of the design: y on a side stream, z on main after a wait.
+// The README's seed program: y on a side stream, z on main after a wait.
 // Prints the plan the compiler made of it, runs it on the GPU when there is
 // one (the CUDA build, example_seed_gpu) or on the CPU with the host executor,
 // and checks the results against plain C++.
