@@ -25,7 +25,11 @@ constexpr auto seed = sd::program([](sd::builder& p) {
 static_assert(seed.plan().kernel_count() == 2);
 
 int main() {
+#if defined(__CUDACC__)
+  std::printf("== seed (nvcc build) ==\n%s", seed.to_string().c_str());
+#else
   std::printf("== seed ==\n%s", seed.to_string().c_str());
+#endif
 
   constexpr std::size_t n = 1000;
   std::vector<float> x(n), y(n), z(n);
