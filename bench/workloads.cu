@@ -1,4 +1,4 @@
-// Workloads 1-4 of DESIGN §6 on the GPU: streamdsl against raw CUDA written
+// The GPU workloads of docs/benchmarks.md: streamdsl against raw CUDA written
 // here, and fused kernels against cudaMemcpyAsync bandwidth. Times come from
 // CUDA events (manual time); bytes/s are over the bytes each workload must
 // move. Run with --benchmark_format=json (scripts/gpu.sh does).

@@ -3,8 +3,9 @@
 # examples and benchmarks compiled with -Werror; GPU tests run on a GPU and
 # report "skipped" without one); then the host suite (g++, -Werror; with nvcc
 # present also the header and compile-fail checks under nvcc) and the
-# sanitizer builds (ASan+UBSan, TSan). Each step's ctest summary is repeated
-# at the end. STREAMDSL_QUICK=1 runs the host preset only.
+# sanitizer builds (ASan+UBSan, TSan). Each step's ctest summary and the
+# random testers' totals are repeated at the end. STREAMDSL_QUICK=1 runs the
+# host preset only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -28,11 +29,24 @@ run_ctest() {
   return "$status"
 }
 
+# The random testers' totals ("random programs: 1000 run, 0 mismatches ...").
+# ctest shows only failing tests' output, but keeps every test's in the build's
+# LastTest.log: print them from there, and keep them for the summary.
+random_totals() {
+  local label=$1 log=build/$1/Testing/Temporary/LastTest.log line
+  [ -f "$log" ] || return 0
+  while IFS= read -r line; do
+    echo "$line"
+    summary+=("$label: $line")
+  done < <(grep -E '^random programs: ' "$log")
+}
+
 run_preset() {
   echo "== preset $1 =="
   cmake --preset "$1" >/dev/null
   cmake --build --preset "$1" -j"$jobs"
   run_ctest "$1" --preset "$1" -j"$jobs"
+  random_totals "$1"
   echo "== preset $1 done at $((SECONDS - start)) s =="
 }
 
@@ -42,6 +56,7 @@ if [ "${STREAMDSL_QUICK:-0}" != 1 ]; then
     cmake --preset cuda >/dev/null
     cmake --build --preset cuda -j"$jobs" --target cuda_tests bench_workloads bench_tuning cuda_examples
     run_ctest "cuda (GPU tests)" --preset cuda -L gpu
+    random_totals cuda
     echo "== preset cuda done at $((SECONDS - start)) s =="
   else
     summary+=("cuda: SKIPPED (no nvcc on this machine)")

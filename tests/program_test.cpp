@@ -1,4 +1,4 @@
-// The seed program of DESIGN §1: its plan as compile-time facts and as text.
+// The README's seed program: its plan as compile-time facts and as text.
 #include <catch2/catch.hpp>
 #include <streamdsl/streamdsl.hpp>
 

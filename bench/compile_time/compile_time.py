@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compile-time benchmark (DESIGN section 6, workload 8).
+"""Compile-time benchmark (docs/benchmarks.md, "Compile time").
 
 Generates multi-stream programs of 20, 50 and 200 statements (elementwise
 chains on 2-4 streams with cross-stream event syncs, temps and outputs; valid
@@ -19,7 +19,7 @@ Translation units, per compiler:
                  instantiates every fused kernel; the host executor interprets
                  the plan, so under g++ it adds only the executor's own code
 
-The bars of DESIGN section 5: 20 statements <= 5 s under nvcc; 200
+The bars (docs/benchmarks.md, "Compile time"): 20 statements <= 5 s under nvcc; 200
 statements <= 15 s and <= 1.5 GB under nvcc (judged on the `run` units: every
 kernel instantiated) and <= 3 s under g++ (judged on the `plan` units, the
 program itself: g++ instantiates no kernels; the `run` units with the host
@@ -400,7 +400,7 @@ def main():
 
 
 def bar_verdicts(report):
-    """The DESIGN section 5 bars (see the comment below for which units)."""
+    """The compile-time bars (see the module docstring for which units)."""
     verdicts = []
     rows = {r["unit"]: r for r in report["results"]}
 

@@ -1,4 +1,4 @@
-// The seed program of the design: y on a side stream, z on main after a wait.
+// The README's seed program: y on a side stream, z on main after a wait.
 // Prints the plan the compiler made of it, runs it on the GPU when there is
 // one (the CUDA build, example_seed_gpu) or on the CPU with the host executor,
 // and checks the results against plain C++.
@@ -25,7 +25,11 @@ constexpr auto seed = sd::program([](sd::builder& p) {
 static_assert(seed.plan().kernel_count() == 2);
 
 int main() {
+#if defined(__CUDACC__)
+  std::printf("== seed (nvcc build) ==\n%s", seed.to_string().c_str());
+#else
   std::printf("== seed ==\n%s", seed.to_string().c_str());
+#endif
 
   constexpr std::size_t n = 1000;
   std::vector<float> x(n), y(n), z(n);

@@ -1,6 +1,8 @@
 #pragma once
 // streamdsl: multi-stream GPU programs written as statements in stream
 // scopes, scheduled at compile time. Include this one header.
+#include "detail/require_cxx20.hpp"
+#if STREAMDSL_CXX20  // else require_cxx20.hpp has said why
 #include "dsl/builder.hpp"
 #include "dsl/functions.hpp"
 #include "dsl/options.hpp"
@@ -9,3 +11,4 @@
 #ifndef STREAMDSL_NO_SD_ALIAS
 namespace sd = streamdsl;
 #endif
+#endif  // STREAMDSL_CXX20

@@ -1,4 +1,4 @@
-// Promotion rules of DESIGN §2: weak literals, usual promotion between buffers.
+// Promotion rules (docs/concepts.md, "Values and types"): weak literals, usual promotion between buffers.
 #include <catch2/catch.hpp>
 #include <streamdsl/streamdsl.hpp>
 #include <type_traits>

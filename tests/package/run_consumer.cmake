@@ -3,6 +3,8 @@
 #       -DCXX_COMPILER=<c++> -DGENERATOR=<generator> -P run_consumer.cmake
 # In package mode it first configures streamdsl alone (no tests, no CUDA) and
 # installs it into WORK_DIR/prefix, as a user would from a fresh clone.
+# MODE=package_cuda (with -DCUDA_COMPILER=<nvcc>) installs the same way, then
+# configures and builds tests/package/consumer_cuda, without running it.
 cmake_minimum_required(VERSION 3.25)
 foreach(var IN ITEMS MODE SOURCE_DIR WORK_DIR CXX_COMPILER GENERATOR)
   if(NOT DEFINED ${var})
@@ -26,7 +28,12 @@ set(common_args -G "${GENERATOR}" -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_B
     -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
 
 set(consumer_args -DCONSUME=${MODE})
-if(MODE STREQUAL "package")
+set(consumer_dir "${CMAKE_CURRENT_LIST_DIR}/consumer")
+if(MODE STREQUAL "package_cuda")
+  set(consumer_dir "${CMAKE_CURRENT_LIST_DIR}/consumer_cuda")
+  set(consumer_args -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -DCMAKE_CUDA_ARCHITECTURES=90)
+endif()
+if(MODE MATCHES "^package")
   set(prefix "${WORK_DIR}/prefix")
   run_step("configure streamdsl" ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/streamdsl-build" ${common_args}
            -DSTREAMDSL_BUILD_TESTS=OFF -DSTREAMDSL_BUILD_EXAMPLES=OFF -DSTREAMDSL_CUDA=OFF)
@@ -37,9 +44,13 @@ else()
 endif()
 
 set(consumer_build "${WORK_DIR}/consumer-build")
-run_step("configure consumer" ${CMAKE_COMMAND} -S "${CMAKE_CURRENT_LIST_DIR}/consumer" -B "${consumer_build}"
-         ${common_args} ${consumer_args})
+run_step("configure consumer" ${CMAKE_COMMAND} -S "${consumer_dir}" -B "${consumer_build}" ${common_args}
+         ${consumer_args})
 run_step("build consumer" ${CMAKE_COMMAND} --build "${consumer_build}")
+if(MODE STREQUAL "package_cuda")
+  message(STATUS "${MODE}: the CUDA consumer built with CMake ${CMAKE_VERSION}")
+  return()
+endif()
 run_step("run consumer" "${consumer_build}/consumer")
 
 # The printed plan: the side stream's fused kernel, the wait on `done`, main's kernel.

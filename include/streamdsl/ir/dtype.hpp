@@ -1,5 +1,5 @@
 #pragma once
-// Element types, their names, and the promotion rules of DESIGN §2:
+// Element types, their names, and the promotion rules (docs/concepts.md, "Values and types"):
 // buffers promote as usual, literal scalars are weak (they never widen a
 // buffer's type), and 0-d values (params) sit between the two, as in PyTorch.
 #include <cstdint>

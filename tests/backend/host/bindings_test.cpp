@@ -233,6 +233,7 @@ TEST_CASE("a plan whose scheduling failed is refused before anything runs", "[ho
   sd::host_executor ex;
   REQUIRE_THROWS_WITH(ex.run(plan, bindings),
                       Catch::Contains("scheduling it failed") && Catch::Contains("race"));
+  CHECK_THROWS_AS(ex.run(plan, bindings), sd::binding_error);  // as docs/host_executor.md says
   CHECK(ys == std::vector<float>(4, -1.f));
 }
 

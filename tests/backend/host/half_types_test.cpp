@@ -60,3 +60,44 @@ TEST_CASE("__half and __nv_bfloat16 compute in float and round per node", "[half
   }
   CHECK(wrong == 0);
 }
+
+namespace {
+
+// A float param, a literal and an int32_t buffer with __half data: each is
+// rounded to __half first (the operation's type), then the operation runs in
+// float. 1.0004 rounds to 1 as a __half; 2049 + 2k is odd, above 2048, where
+// __half holds only even integers.
+constexpr auto mixed_half = sd::program([](sd::builder& p) {
+  auto x = p.input<__half>("x");
+  auto i = p.input<std::int32_t>("i");
+  auto s = p.param<float>("s");
+  auto by_param = p.output<__half>("by_param");
+  auto by_literal = p.output<__half>("by_literal");
+  auto plus_int = p.output<__half>("plus_int");
+  by_param = x * s;
+  by_literal = x * 1.0004;
+  plus_int = x + i;
+});
+
+}  // namespace
+
+TEST_CASE("a float param, a literal or an int32_t with __half data is rounded to __half first", "[half]") {
+  constexpr std::size_t n = 2048;
+  std::vector<__half> x(n), by_param(n), by_literal(n), plus_int(n);
+  std::vector<std::int32_t> i(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    x[k] = __float2half(static_cast<float>(k));
+    i[k] = 2049 + 2 * static_cast<std::int32_t>(k);
+  }
+  backend_test::executor ex;
+  ex.run(mixed_half, sd::bind("x", x), sd::bind("i", i), sd::bind("s", 1.0004f),
+         sd::bind("by_param", by_param), sd::bind("by_literal", by_literal), sd::bind("plus_int", plus_int));
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const float xv = __half2float(x[k]);
+    wrong += __half2float(by_param[k]) != h(xv * h(1.0004f));
+    wrong += __half2float(by_literal[k]) != h(xv * h(1.0004f));
+    wrong += __half2float(plus_int[k]) != h(xv + h(static_cast<float>(i[k])));
+  }
+  CHECK(wrong == 0);
+}

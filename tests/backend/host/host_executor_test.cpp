@@ -1,4 +1,4 @@
-// Executors run plans with the meaning of DESIGN §2: program order per
+// Executors run plans with the meaning of docs/concepts.md: program order per
 // stream, event and stream waits, entry and exit edges, temps in registers
 // and workspace slots, 0-d buffers, params, several domains. One source: g++
 // builds run it on the host executor, nvcc builds on the CUDA executor

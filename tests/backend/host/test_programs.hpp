@@ -4,7 +4,7 @@
 
 namespace host_test {
 
-// DESIGN §1: y on a side stream, z on main after waiting for it.
+// The README's seed program: y on a side stream, z on main after waiting for it.
 constexpr auto seed = sd::program([](sd::builder& p) {
   auto x = p.input<float>("x");
   auto y = p.output<float>("y");

@@ -1,4 +1,6 @@
 #pragma once
+#include "../../detail/require_cxx20.hpp"
+#if STREAMDSL_CXX20  // else require_cxx20.hpp has said why
 // sd::cuda_executor: runs a compiled program's plan on a GPU. The main slot
 // is the caller's stream; side slots are the caller's streams (bind_stream)
 // or come from the executor's pool. Kernels are the plan's fused kernels,
@@ -337,3 +339,4 @@ class cuda_executor {
 };
 
 }  // namespace streamdsl
+#endif  // STREAMDSL_CXX20

@@ -1,4 +1,6 @@
 #pragma once
+#include "../../detail/require_cxx20.hpp"
+#if STREAMDSL_CXX20  // else require_cxx20.hpp has said why
 // Graph mode: a bound program captured once into an instantiated CUDA graph
 // and replayed with one cudaGraphLaunch. Rebinding buffers re-captures and
 // updates the instantiated graph in place (cudaGraphExecUpdate), so node
@@ -103,3 +105,4 @@ cuda_graph<Program> capture(cuda_executor& executor, const Program&, Bindings&&.
 }
 
 }  // namespace streamdsl
+#endif  // STREAMDSL_CXX20

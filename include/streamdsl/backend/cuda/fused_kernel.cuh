@@ -105,15 +105,19 @@ struct op_node {
   __device__ __forceinline__ static dtype_t<R> eval(Cells& c, const Args& args, int v) {
     constexpr auto code = static_cast<ir::op>(Op);
     using RT = dtype_t<R>;
-    using M = element::math_t<dtype_t<C>>;
+    using CT = dtype_t<C>;
+    using M = element::math_t<CT>;
+    // Operands become the compute type first, then the arithmetic type, as on
+    // the host: a float param, a literal or an int32_t with __half data is
+    // rounded to __half before the operation (a no-op unless CT is 16-bit).
     if constexpr (code == ir::op::cast) {
       return element::convert<RT>(A::eval(c, args, v));
     } else if constexpr (ir::arity(code) == 1) {
-      const M a = element::convert<M>(A::eval(c, args, v));
+      const M a = element::convert<M>(element::convert<CT>(A::eval(c, args, v)));
       return element::convert<RT>(element::unary<M>(code, a));
     } else if constexpr (ir::arity(code) == 2) {
-      const M a = element::convert<M>(A::eval(c, args, v));
-      const M b = element::convert<M>(B::eval(c, args, v));
+      const M a = element::convert<M>(element::convert<CT>(A::eval(c, args, v)));
+      const M b = element::convert<M>(element::convert<CT>(B::eval(c, args, v)));
       if constexpr (code >= ir::op::lt && code <= ir::op::logical_or)
         return element::predicate<M>(code, a, b);
       else

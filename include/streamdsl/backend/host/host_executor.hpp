@@ -1,4 +1,6 @@
 #pragma once
+#include "../../detail/require_cxx20.hpp"
+#if STREAMDSL_CXX20  // else require_cxx20.hpp has said why
 // sd::host_executor: runs any plan on the CPU. Each stream slot with work
 // gets a thread (the caller's thread runs main) that issues the slot's
 // operations in plan order: kernels evaluate their fused statements block by
@@ -367,3 +369,4 @@ struct executor_test_access {
 }  // namespace host_detail
 
 }  // namespace streamdsl
+#endif  // STREAMDSL_CXX20
