@@ -5,12 +5,16 @@
 #   - a compile-fail case prints what nvcc prints with each character list
 #     decoded (the decoder the compile-fail suite checks every case with), and
 #     exits with nvcc's status;
-#   - a compiler that cannot start, or one that fails, gives its status.
+#   - a compiler that cannot start, or one that fails, gives its status;
+#   - every escape nvcc writes in a character list is decoded as documented,
+#     and lines without a list pass through --decode byte for byte.
 #
-#   check_launcher.sh LAUNCHER NVCC SCRATCH_DIR FAILING_CASE WARNING_SOURCE [NVCC_FLAGS...]
+#   check_launcher.sh LAUNCHER NVCC SCRATCH_DIR FAILING_CASE LAUNCHER_CASES_DIR [NVCC_FLAGS...]
+# LAUNCHER_CASES_DIR holds compiles_with_warning.cu and escapes.cu.
 set -u
-launcher=$1 nvcc=$2 scratch=$3 failing=$4 warning=$5
+launcher=$1 nvcc=$2 scratch=$3 failing=$4 cases=$5
 shift 5
+warning=$cases/compiles_with_warning.cu
 rm -rf "$scratch" && mkdir -p "$scratch" || exit 2
 failed=0
 fail() { echo "FAILED: $*"; failed=1; }
@@ -62,5 +66,17 @@ same "$scratch/plain_option.err" "$scratch/launched_option.err" "an unknown opti
 run missing "$launcher" "$scratch/no-such-compiler"
 [ "$(cat "$scratch/missing.rc")" = 127 ] && echo "ok: a compiler that is not there: status 127" ||
   fail "a compiler that is not there: status $(cat "$scratch/missing.rc"), not 127"
+
+# 4. Every kind of escape (escapes.cu), and lines without a list untouched.
+run escapes "$launcher" "$nvcc" "$@" "$cases/escapes.cu"
+expected="[with T=text<16U>{\"q'\"\\ \\t\\n\\001\\177$(printf '\303\251') \\000 z\"}]"
+if grep -Fq -- "$expected" "$scratch/escapes.err"; then
+  echo "ok: escapes decoded: $expected"
+else
+  fail "escapes: no line has $expected; the launcher printed:" && cat "$scratch/escapes.err"
+fi
+printf "a \377\tb\r\n<'a', 'b'> 'x', 'y' {'x' 'y'} {}\n\nno newline at the end" >"$scratch/untouched.in"
+"$launcher" --decode <"$scratch/untouched.in" >"$scratch/untouched.out"
+same "$scratch/untouched.in" "$scratch/untouched.out" "--decode passes lines without a list through byte for byte"
 
 [ $failed -eq 0 ] && echo "ok" || exit 1
