@@ -103,7 +103,10 @@ fi
 if [ "$flavour" = gcc ]; then
   readable=$(printf '%s\n' "$output" | unescape_gcc)
 else
-  readable=$(printf '%s\n' "$output" | decode_nvcc)
+  if ! readable=$(printf '%s\n' "$output" | decode_nvcc); then
+    echo "FAIL: $name: the decoder $decoder did not run (it needs python3)"
+    exit 1
+  fi
 fi
 
 failed=0
