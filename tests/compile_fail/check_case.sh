@@ -33,8 +33,9 @@
 # "<!-- g++ output of tests/compile_fail/NAME -->", for nvcc the blocks after
 # "<!-- nvcc output of tests/compile_fail/NAME -->" (checked against the raw
 # output) and "<!-- nvcc output through streamdsl-nvcc-errors of
-# tests/compile_fail/NAME -->" (checked against the decoded output). File
-# paths in quoted nvcc lines are written from include/ on.
+# tests/compile_fail/NAME -->" (checked against the decoded output). A quoted
+# line may be part of a line (grep -F): the file name and line number in front
+# of it are left out.
 set -u
 
 if [ $# -lt 3 ]; then
@@ -64,8 +65,7 @@ unescape_gcc() { sed -e "s/\\\\'/'/g" -e 's/\\"/"/g'; }
 decoder=${STREAMDSL_NVCC_ERRORS:-$(dirname "$0")/../../tools/streamdsl-nvcc-errors}
 decode_nvcc() { "$decoder" --decode; }
 
-# The message in the first fixed_string<N>{"...", N} of the output, unescaped
-# (g++ writes \' and \"; the decoded nvcc output has nothing escaped).
+# The message in the first fixed_string<N>{"...", N} of the output.
 message_of() { sed -n 's/.*fixed_string<[0-9]*U*L*>{"\(.*\)", [0-9]*U*L*}.*/\1/p' | head -n 1; }
 
 output=$("$compiler" "$@" "$source" 2>&1)
@@ -142,7 +142,12 @@ if [ "$flavour" = nvcc ]; then
 fi
 
 # The same sentence under both compilers.
-message=$(printf '%s\n' "$readable" | message_of)
+# g++ escapes \' \" \\ in it; the decoded nvcc output escapes none of them.
+if [ "$flavour" = gcc ]; then
+  message=$(printf '%s\n' "$output" | message_of | sed 's/\\\(.\)/\1/g')
+else
+  message=$(printf '%s\n' "$readable" | message_of)
+fi
 if [ -n "${STREAMDSL_MESSAGE_OUT:-}" ]; then
   mkdir -p "$(dirname "$STREAMDSL_MESSAGE_OUT")" && printf '%s\n' "$message" >"$STREAMDSL_MESSAGE_OUT"
 fi
