@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docs/errors.md covers every error kind (a "## `kind`" section for each name
-# in diag/error_kind.hpp), and each g++ output it quotes belongs to a case
-# that exists (check_case.sh then checks the quoted lines against g++).
+# in diag/error_kind.hpp), and each g++ or nvcc output it quotes belongs to a
+# case that exists (check_case.sh then checks the quoted lines against the
+# compiler).
 #
 #   check_docs.sh ERROR_KIND_HPP ERRORS_MD CASES_DIR
 set -u
@@ -17,7 +18,8 @@ for kind in $kinds; do
     failed=1
   fi
 done
-for quoted in $(sed -n 's|^<!-- g++ output of tests/compile_fail/\(.*\) -->$|\1|p' "$doc"); do
+for quoted in $(sed -n -e 's|^<!-- g++ output of tests/compile_fail/\(.*\) -->$|\1|p' \
+  -e 's|^<!-- nvcc output\( through streamdsl-nvcc-errors\)\{0,1\} of tests/compile_fail/\(.*\) -->$|\2|p' "$doc"); do
   if [ -f "$cases/$quoted" ]; then
     echo "ok: quoted case $quoted exists"
   else
