@@ -462,6 +462,90 @@ TEST_CASE("relaxed placement computes the seed's y and z in one kernel", "[sched
   STATIC_REQUIRE(relaxed.plan().has_note("moved `y = x + 1` from stream 'side'"));
 }
 
+// Issue 11.3: `t` moves from side into main's kernel; side then holds only
+// its wait, which orders nothing any more, and main's record feeds only that.
+constexpr auto side_emptied_by_placement = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto a = p.output<float>("a");
+  auto y = p.output<float>("y");
+  auto t = p.temp<float>("t");
+  auto side = p.stream("side");
+  a = x + 1;
+  sd::with_stream(side, [&] { t = a * 2; });
+  y = t + 1;
+};
+
+TEST_CASE("a side stream emptied by placement keeps no syncs and no edges", "[scheduler][placement]") {
+  constexpr auto prog = sd::program<sd::automatic>(side_emptied_by_placement);
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 1);
+  STATIC_REQUIRE(plan.statements("main") == 3);
+  STATIC_REQUIRE(plan.sync_count() == 0);
+  STATIC_REQUIRE(plan.waits("side") == 0);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::entry) == 0);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::exit) == 0);
+  STATIC_REQUIRE(plan.has_note("on stream 'side': nothing it ordered is left after moving work"));
+}
+
+TEST_CASE("user syncs of a side stream emptied by placement go too", "[scheduler][placement]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto y = p.output<float>("y");
+    auto t = p.temp<float>("t");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    auto f = p.event("f");
+    a = x + 1;
+    e.record();
+    sd::with_stream(side, [&] {
+      e.wait();
+      t = a * 2;
+      f.record();
+    });
+    f.wait();
+    y = t + 1;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 1);
+  STATIC_REQUIRE(plan.sync_count() == 0);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::entry) == 0);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::exit) == 0);
+  STATIC_REQUIRE(plan.has_note("removed statement #2 `e.wait()` on stream 'side'"));
+}
+
+TEST_CASE("a wait on an emptied stream that relays an order is kept", "[scheduler][placement]") {
+  // s1 -> side -> main: after `t` moves to main, side's wait for e is what
+  // orders `a = x + 1` before main reads a (through f).
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto y = p.output<float>("y");
+    auto t = p.temp<float>("t");
+    auto s1 = p.stream("s1");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    auto f = p.event("f");
+    sd::with_stream(s1, [&] {
+      a = x + 1;
+      e.record();
+    });
+    sd::with_stream(side, [&] {
+      e.wait();
+      t = a * 2;
+      f.record();
+    });
+    f.wait();
+    y = t + a;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 2);
+  STATIC_REQUIRE(plan.statements("side") == 0);
+  STATIC_REQUIRE(plan.waits("side") == 1);
+  STATIC_REQUIRE(plan.records("side") == 1);
+  STATIC_REQUIRE(plan.waits("main") == 1);
+}
+
 TEST_CASE("a temp read by two kernels stays in memory", "[scheduler][memory]") {
   constexpr auto prog = sd::program([](sd::builder& p) {
     auto x = p.input<float>("x");
