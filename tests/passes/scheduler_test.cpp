@@ -546,6 +546,37 @@ TEST_CASE("a wait on an emptied stream that relays an order is kept", "[schedule
   STATIC_REQUIRE(plan.waits("main") == 1);
 }
 
+TEST_CASE("sd::as_written moves nothing, temps included, and the dump says so", "[scheduler][placement]") {
+  // The program of issue 11.3: under sd::automatic `t` moves into main's kernel.
+  constexpr auto placed = sd::program<sd::automatic>(side_emptied_by_placement).plan();
+  constexpr auto written = sd::program<sd::automatic | sd::as_written>(side_emptied_by_placement).plan();
+  STATIC_REQUIRE(placed.statements("side") == 0);
+  STATIC_REQUIRE(written.statements("side") == 1);
+  STATIC_REQUIRE(written.statements("main") == 2);
+  STATIC_REQUIRE(written.kernel_count() == 3);
+  STATIC_REQUIRE(written.waits("side") == 1);
+  STATIC_REQUIRE(written.waits("main") == 1);
+  STATIC_REQUIRE(written.storage_of("t") == 0);  // a workspace slot: written on side, read on main
+  STATIC_REQUIRE(!written.has_note("moved"));
+  STATIC_REQUIRE(dump_has(sd::program<sd::automatic | sd::as_written>(side_emptied_by_placement),
+                          "placement as written (sd::as_written): every statement runs on the stream it "
+                          "was written on"));
+  // Combined with other options: of two placement policies the later wins.
+  STATIC_REQUIRE((sd::relaxed | sd::as_written).placement == sd::placement_policy::as_written);
+  STATIC_REQUIRE((sd::as_written | sd::automatic).placement == sd::placement_policy::as_written);
+  STATIC_REQUIRE((sd::as_written | sd::automatic).sync == sd::sync_policy::automatic);
+}
+
+TEST_CASE("sd::as_written on a program with no statement to place", "[scheduler][placement]") {
+  // Its note comes on top of one per statement: the plan's bounds leave room for it.
+  constexpr auto prog = sd::program<sd::as_written>([](sd::builder& p) {
+    auto e = p.event("e");
+    e.record();
+  });
+  STATIC_REQUIRE(prog.plan().note_count() == 2);
+  STATIC_REQUIRE(prog.plan().kernel_count() == 0);
+}
+
 TEST_CASE("a temp read by two kernels stays in memory", "[scheduler][memory]") {
   constexpr auto prog = sd::program([](sd::builder& p) {
     auto x = p.input<float>("x");

@@ -5,7 +5,8 @@
 // in registers, and the sync that guarded it is dropped when nothing needs it
 // any more (two chains on two streams joined by `out = a + b` become one
 // kernel). Under sd::relaxed, kernels writing outputs and inouts may move the
-// same way (the seed's y and z in one kernel).
+// same way (the seed's y and z in one kernel). Under sd::as_written nothing
+// moves, and the plan's notes say so.
 //
 // A move is kept only when it cannot change a result: nothing between the
 // two places in program order writes what the moved statements read or
@@ -240,6 +241,12 @@ constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>&
 }
 
 constexpr void place_work(plan_model& m, options o) {
+  if (o.placement == placement_policy::as_written) {
+    detail::text t;
+    t << "placement as written (sd::as_written): every statement runs on the stream it was written on";
+    m.note(t);
+    return;
+  }
   if (o.sync == sync_policy::unchecked) return;  // moves are proven safe with the race check
   detail::dyn_array<bool> emptied(m.ir.streams.size(), false);
   // Kernels are examined in issue order. After a move the partition is
