@@ -59,6 +59,9 @@ constexpr void note_access(access_table& table, std::int32_t buffer, std::int32_
   (writes ? table.write(buffer, s) : table.read(buffer, s)) = i;
 }
 
+// Races by second statement, then by first.
+using race_list = detail::dyn_array<race>;
+
 // The races of a program, each one a user must fix with its own sync.
 // Statements are visited in program order with live vector clocks, as
 // sync_insertion does: for each statement and each other stream, the latest
@@ -68,9 +71,6 @@ constexpr void note_access(access_table& table, std::int32_t buffer, std::int32_
 // so that what the fix would also order is not reported again: one missing
 // wait is one race, not one per statement that reads the buffer. Every race
 // listed is a race of the program as written. O(statements x streams x reads).
-// By second statement, then by first.
-using race_list = detail::dyn_array<race>;
-
 // Stops after `limit` races (find_race needs the first only).
 constexpr race_list find_races(const ir::program_view& p, std::size_t limit = static_cast<std::size_t>(-1)) {
   race_list out;
