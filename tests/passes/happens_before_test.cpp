@@ -100,3 +100,86 @@ TEST_CASE("find_race: reports the first unordered conflict", "[passes][races]") 
   }());
   STATIC_REQUIRE(sd::passes::find_race(sd::ir::view_of(sd::build_ir(pipeline))).buffer == -1);
 }
+
+namespace {
+template <class F>
+constexpr std::size_t race_count(F body) {
+  const auto ir = sd::build_ir(body);
+  return sd::passes::find_races(sd::ir::view_of(ir)).size();
+}
+template <class F>
+constexpr bool races_message_has(F body, std::string_view part) {
+  const auto ir = sd::build_ir(body);
+  const auto v = sd::ir::view_of(ir);
+  const auto t = sd::passes::describe_races(v, sd::passes::find_races(v));
+  return t.size() <= sd::diag::message_capacity && t.contains(part);
+}
+
+// Main reads what s1 and s2 write: two missing waits.
+constexpr auto fan_in = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto a = p.output<float>("a");
+  auto b = p.output<float>("b");
+  auto c = p.output<float>("c");
+  auto s1 = p.stream("s1");
+  auto s2 = p.stream("s2");
+  sd::with_stream(s1, [&] { a = x + 1; });
+  sd::with_stream(s2, [&] { b = x * 2; });
+  c = a + b;
+};
+}  // namespace
+
+TEST_CASE("find_races: every race, each needing its own sync", "[passes][races]") {
+  STATIC_REQUIRE(race_count(fan_in) == 2);
+  STATIC_REQUIRE(races_message_has(fan_in, "2 races; the first: race (read-after-write) on buffer 'a'"));
+  STATIC_REQUIRE(races_message_has(fan_in, "the other: 'b' written by #1 on 's2', read by #2 on 'main'"));
+  STATIC_REQUIRE(race_count(pipeline) == 0);
+}
+
+TEST_CASE("find_races: one missing wait is one race, however many statements it leaves unordered",
+          "[passes][races]") {
+  // Three reads of y on main: one wait before the first orders all three.
+  constexpr auto reads = [](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto c = p.output<float>("c");
+    auto side = p.stream("side");
+    sd::with_stream(side, [&] { y = x + 1; });
+    a = y * 2;
+    b = y * 3;
+    c = y + a;
+  };
+  STATIC_REQUIRE(race_count(reads) == 1);
+  // left's write reaches main through right once right waits for left: two
+  // races (left/right, right/main), not three.
+  constexpr auto chain = [](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto t = p.temp<float>("t");
+    auto y = p.output<float>("y");
+    auto left = p.stream("left");
+    auto right = p.stream("right");
+    sd::with_stream(left, [&] { t = x + 1; });
+    sd::with_stream(right, [&] { t = x * 2; });
+    y = t;
+  };
+  STATIC_REQUIRE(race_count(chain) == 2);
+}
+
+TEST_CASE("find_races: more races than the message holds are counted", "[passes][races]") {
+  // Thirty rounds of a write on s1 and one on main: each write races with the one before it.
+  constexpr auto ping_pong = [](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto s1 = p.stream("s1");
+    for (int i = 0; i < 30; ++i) {
+      sd::with_stream(s1, [&] { a = x + 1; });
+      a = x * 2;
+    }
+  };
+  STATIC_REQUIRE(race_count(ping_pong) == 59);
+  STATIC_REQUIRE(races_message_has(ping_pong, "59 races; the first: race (write-after-write) on buffer 'a'"));
+  STATIC_REQUIRE(races_message_has(ping_pong, "'a' written by #1 on 'main', written by #2 on 's1'; "));
+  STATIC_REQUIRE(races_message_has(ping_pong, " more; or use sd::program<sd::automatic>(...)"));
+}

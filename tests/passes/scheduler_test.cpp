@@ -462,6 +462,121 @@ TEST_CASE("relaxed placement computes the seed's y and z in one kernel", "[sched
   STATIC_REQUIRE(relaxed.plan().has_note("moved `y = x + 1` from stream 'side'"));
 }
 
+// Issue 11.3: `t` moves from side into main's kernel; side then holds only
+// its wait, which orders nothing any more, and main's record feeds only that.
+constexpr auto side_emptied_by_placement = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto a = p.output<float>("a");
+  auto y = p.output<float>("y");
+  auto t = p.temp<float>("t");
+  auto side = p.stream("side");
+  a = x + 1;
+  sd::with_stream(side, [&] { t = a * 2; });
+  y = t + 1;
+};
+
+TEST_CASE("a side stream emptied by placement keeps no syncs and no edges", "[scheduler][placement]") {
+  constexpr auto prog = sd::program<sd::automatic>(side_emptied_by_placement);
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 1);
+  STATIC_REQUIRE(plan.statements("main") == 3);
+  STATIC_REQUIRE(plan.sync_count() == 0);
+  STATIC_REQUIRE(plan.waits("side") == 0);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::entry) == 0);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::exit) == 0);
+  STATIC_REQUIRE(plan.has_note("on stream 'side': nothing it ordered is left after moving work"));
+}
+
+TEST_CASE("user syncs of a side stream emptied by placement go too", "[scheduler][placement]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto y = p.output<float>("y");
+    auto t = p.temp<float>("t");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    auto f = p.event("f");
+    a = x + 1;
+    e.record();
+    sd::with_stream(side, [&] {
+      e.wait();
+      t = a * 2;
+      f.record();
+    });
+    f.wait();
+    y = t + 1;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 1);
+  STATIC_REQUIRE(plan.sync_count() == 0);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::entry) == 0);
+  STATIC_REQUIRE(plan.edge_count(sd::sync_role::exit) == 0);
+  STATIC_REQUIRE(plan.has_note("removed statement #2 `e.wait()` on stream 'side'"));
+}
+
+TEST_CASE("a wait on an emptied stream that relays an order is kept", "[scheduler][placement]") {
+  // s1 -> side -> main: after `t` moves to main, side's wait for e is what
+  // orders `a = x + 1` before main reads a (through f).
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto y = p.output<float>("y");
+    auto t = p.temp<float>("t");
+    auto s1 = p.stream("s1");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    auto f = p.event("f");
+    sd::with_stream(s1, [&] {
+      a = x + 1;
+      e.record();
+    });
+    sd::with_stream(side, [&] {
+      e.wait();
+      t = a * 2;
+      f.record();
+    });
+    f.wait();
+    y = t + a;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 2);
+  STATIC_REQUIRE(plan.statements("side") == 0);
+  STATIC_REQUIRE(plan.waits("side") == 1);
+  STATIC_REQUIRE(plan.records("side") == 1);
+  STATIC_REQUIRE(plan.waits("main") == 1);
+}
+
+TEST_CASE("sd::as_written moves nothing, temps included, and the dump says so", "[scheduler][placement]") {
+  // The program of issue 11.3: under sd::automatic `t` moves into main's kernel.
+  constexpr auto placed = sd::program<sd::automatic>(side_emptied_by_placement).plan();
+  constexpr auto written = sd::program<sd::automatic | sd::as_written>(side_emptied_by_placement).plan();
+  STATIC_REQUIRE(placed.statements("side") == 0);
+  STATIC_REQUIRE(written.statements("side") == 1);
+  STATIC_REQUIRE(written.statements("main") == 2);
+  STATIC_REQUIRE(written.kernel_count() == 3);
+  STATIC_REQUIRE(written.waits("side") == 1);
+  STATIC_REQUIRE(written.waits("main") == 1);
+  STATIC_REQUIRE(written.storage_of("t") == 0);  // a workspace slot: written on side, read on main
+  STATIC_REQUIRE(!written.has_note("moved"));
+  STATIC_REQUIRE(dump_has(sd::program<sd::automatic | sd::as_written>(side_emptied_by_placement),
+                          "placement as written (sd::as_written): every statement runs on the stream it "
+                          "was written on"));
+  // Combined with other options: of two placement policies the later wins.
+  STATIC_REQUIRE((sd::relaxed | sd::as_written).placement == sd::placement_policy::as_written);
+  STATIC_REQUIRE((sd::as_written | sd::automatic).placement == sd::placement_policy::as_written);
+  STATIC_REQUIRE((sd::as_written | sd::automatic).sync == sd::sync_policy::automatic);
+}
+
+TEST_CASE("sd::as_written on a program with no statement to place", "[scheduler][placement]") {
+  // Its note comes on top of one per statement: the plan's bounds leave room for it.
+  constexpr auto prog = sd::program<sd::as_written>([](sd::builder& p) {
+    auto e = p.event("e");
+    e.record();
+  });
+  STATIC_REQUIRE(prog.plan().note_count() == 2);
+  STATIC_REQUIRE(prog.plan().kernel_count() == 0);
+}
+
 TEST_CASE("a temp read by two kernels stays in memory", "[scheduler][memory]") {
   constexpr auto prog = sd::program([](sd::builder& p) {
     auto x = p.input<float>("x");

@@ -288,6 +288,7 @@ std::string describe(const options& o) {
                                                      : "checked";
   if (!o.fusion) s += " | no_fusion";
   if (o.placement == placement_policy::relaxed) s += " | relaxed";
+  if (o.placement == placement_policy::as_written) s += " | as_written";
   return s;
 }
 

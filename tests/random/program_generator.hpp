@@ -77,7 +77,7 @@ generated_program generate_typed_program(std::uint64_t seed);
 // so nothing reads memory the test did not set).
 std::vector<typed_array> make_buffers(const generated_program& g, std::uint64_t seed);
 
-// The text of an options value: "automatic | no_fusion | relaxed".
+// The text of an options value: "automatic | no_fusion | relaxed" (or "| as_written").
 std::string describe(const options& o);
 
 }  // namespace streamdsl::random_test

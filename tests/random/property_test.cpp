@@ -6,7 +6,9 @@
 // - sd::automatic schedules every program, and find_race finds nothing in
 //   the scheduled statements; on a race-free program it inserts nothing;
 // - every plan orders every conflicting pair of memory accesses as program
-//   order does (check_plan), under fusion, no_fusion and relaxed placement;
+//   order does (check_plan), under fusion, no_fusion, relaxed and as-written
+//   placement;
+// - under sd::as_written every statement runs on the stream it was written on;
 // - every plan fits the bounds that sd::program sizes its arrays by.
 #include <catch2/catch.hpp>
 #include <iostream>
@@ -91,6 +93,20 @@ bool has_automatic_syncs(const sd::plan_model& m) {
   return false;
 }
 
+// Under sd::as_written: whether each stream runs the user's statements on it,
+// in the user's order, and no others (placement moved nothing).
+bool nothing_moved(const sd::ir::program& user, const sd::plan_model& m) {
+  auto assigns_on = [](const sd::ir::program& p, std::int32_t stream) {
+    std::vector<std::pair<std::int32_t, std::int32_t>> out;  // target, expression
+    for (const auto& s : p.stmts)
+      if (s.kind == sd::ir::stmt_kind::assign && s.stream == stream) out.emplace_back(s.target, s.root);
+    return out;
+  };
+  for (std::int32_t s = 0; s < static_cast<std::int32_t>(user.streams.size()); ++s)
+    if (assigns_on(user, s) != assigns_on(m.ir, s)) return false;
+  return true;
+}
+
 std::string first_error(const sd::plan_model& m) {
   return m.ir.errors.empty() ? std::string() : std::string(m.ir.errors[0].message.view());
 }
@@ -118,6 +134,8 @@ void check_schedule(tally& t, const rt::generated_program& g, sd::options o) {
     if (!g.racy && has_automatic_syncs(m))
       return fail(t, g, label + "inserted syncs into a race-free program", &m);
   }
+  if (o.placement == sd::placement_policy::as_written && !nothing_moved(g.user, m))
+    return fail(t, g, label + "a statement moved to another stream under sd::as_written", &m);
   if (const auto problem = rt::check_plan(sd::view_of(m), g.user); !problem.empty())
     return fail(t, g, label + "unsound plan: " + problem, &m);
   // The dump and the graph of every plan (under ASan and UBSan this checks them too).
@@ -155,7 +173,8 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
     if (const auto m = sd::passes::schedule(g.user, g.opts); m.ir.ok()) count_features(t, g, m);
     for (auto sync : {sd::checked, sd::automatic})
       for (bool fusion : {true, false})
-        for (auto placement : {sd::placement_policy::strict, sd::placement_policy::relaxed}) {
+        for (auto placement : {sd::placement_policy::strict, sd::placement_policy::relaxed,
+                               sd::placement_policy::as_written}) {
           sd::options o = sync;
           o.fusion = fusion;
           o.placement = placement;

@@ -1,6 +1,6 @@
 #pragma once
 // How a program is scheduled: sd::program<sd::automatic>(...),
-// sd::program<sd::automatic | sd::relaxed>(...).
+// sd::program<sd::automatic | sd::relaxed>(...), sd::program<sd::as_written>(...).
 #include <cstdint>
 
 namespace streamdsl {
@@ -12,8 +12,10 @@ enum class sync_policy : std::uint8_t {
 };
 
 enum class placement_policy : std::uint8_t {
-  strict,   // work writing an output or inout stays on the user's stream
-  relaxed,  // such work may move between streams when every result is unchanged
+  strict,      // work writing an output or inout stays on the user's stream
+  relaxed,     // such work may move between streams when every result is unchanged
+  as_written,  // every statement, temps too, stays on the user's stream (overlap
+               // arranged on purpose, debugging a schedule)
 };
 
 struct options {
@@ -38,5 +40,6 @@ inline constexpr options automatic{sync_policy::automatic};
 inline constexpr options unchecked{sync_policy::unchecked};
 inline constexpr options relaxed{sync_policy::checked, placement_policy::relaxed};
 inline constexpr options no_fusion{sync_policy::checked, placement_policy::strict, false};
+inline constexpr options as_written{sync_policy::checked, placement_policy::as_written};
 
 }  // namespace streamdsl

@@ -5,7 +5,8 @@
 // in registers, and the sync that guarded it is dropped when nothing needs it
 // any more (two chains on two streams joined by `out = a + b` become one
 // kernel). Under sd::relaxed, kernels writing outputs and inouts may move the
-// same way (the seed's y and z in one kernel).
+// same way (the seed's y and z in one kernel). Under sd::as_written nothing
+// moves, and the plan's notes say so.
 //
 // A move is kept only when it cannot change a result: nothing between the
 // two places in program order writes what the moved statements read or
@@ -212,13 +213,19 @@ constexpr bool orders_a_conflict(const ir::program_view& p, const happens_before
   return false;
 }
 
-// Drops waits on streams that lost work when they no longer order a conflict.
+// Drops the waits that moving work may have made useless, when they no
+// longer order a conflict: those bound to a record on a stream that lost work
+// (what they waited for moved away) and those issued on such a stream (what
+// they held back moved away). A stream left with no statements then gets no
+// entry or exit edge either (lower_to_ops), and records nothing waits for go
+// in remove_redundant_waits.
 constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>& emptied_stream) {
   happens_before hb(m.ir.stmts, m.ir.streams.size());
   for (std::size_t i = m.ir.stmts.size(); i-- > 0;) {
     const auto& w = m.ir.stmts[i];
     if (w.kind != ir::stmt_kind::wait) continue;
-    if (!emptied_stream[static_cast<std::size_t>(m.ir.stmts[static_cast<std::size_t>(w.binds)].stream)])
+    if (!emptied_stream[static_cast<std::size_t>(m.ir.stmts[static_cast<std::size_t>(w.binds)].stream)] &&
+        !emptied_stream[static_cast<std::size_t>(w.stream)])
       continue;
     if (orders_a_conflict(ir::view_of(m.ir), hb, static_cast<std::int32_t>(i))) continue;
     detail::text t;
@@ -234,6 +241,12 @@ constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>&
 }
 
 constexpr void place_work(plan_model& m, options o) {
+  if (o.placement == placement_policy::as_written) {
+    detail::text t;
+    t << "placement as written (sd::as_written): every statement runs on the stream it was written on";
+    m.note(t);
+    return;
+  }
   if (o.sync == sync_policy::unchecked) return;  // moves are proven safe with the race check
   detail::dyn_array<bool> emptied(m.ir.streams.size(), false);
   // Kernels are examined in issue order. After a move the partition is

@@ -59,37 +59,85 @@ constexpr void note_access(access_table& table, std::int32_t buffer, std::int32_
   (writes ? table.write(buffer, s) : table.read(buffer, s)) = i;
 }
 
-// The first race in program order; buffer == -1 when there is none.
-constexpr race find_race(const ir::program_view& p, const happens_before& hb) {
-  if (p.stmts.empty()) return {};
-  access_table table(p.buffers.size(), p.streams.size());
+// Races by second statement, then by first.
+using race_list = detail::dyn_array<race>;
+
+// The races of a program, each one a user must fix with its own sync.
+// Statements are visited in program order with live vector clocks, as
+// sync_insertion does: for each statement and each other stream, the latest
+// access there that conflicts with it and is unordered is a race (a sync
+// after that access and before the statement orders every earlier one too,
+// for every buffer). Each race found is then taken as fixed by such a sync,
+// so that what the fix would also order is not reported again: one missing
+// wait is one race, not one per statement that reads the buffer. Every race
+// listed is a race of the program as written. O(statements x streams x reads).
+// Stops after `limit` races (find_race needs the first only).
+constexpr race_list find_races(const ir::program_view& p, std::size_t limit = static_cast<std::size_t>(-1)) {
+  race_list out;
+  const auto S = p.streams.size();
+  detail::dyn_array<std::int32_t> seq(p.stmts.size(), 0), clock(p.stmts.size() * S, 0);
+  detail::dyn_array<std::int32_t> cur(S * S, 0);  // live clock of each stream
+  access_table table(p.buffers.size(), S);
+  auto join = [&](std::int32_t* into, const std::int32_t* from) {
+    for (std::size_t k = 0; k < S; ++k)
+      if (from[k] > into[k]) into[k] = from[k];
+  };
+  detail::dyn_array<race> found;  // the current statement's races
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
     const auto& s = p.stmts[i];
-    if (s.kind != ir::stmt_kind::assign) continue;
-    const auto reads = ir::reads_of(p, s);
-    auto check = [&](std::int32_t b, bool writes) -> race {
-      for (std::int32_t t = 0; t < static_cast<std::int32_t>(p.streams.size()); ++t) {
+    auto* mine = cur.data() + static_cast<std::size_t>(s.stream) * S;
+    auto before = [&](std::int32_t a) { return mine[p.stmts[a].stream] > seq[a]; };
+    found.clear();
+    if (s.kind == ir::stmt_kind::assign) {
+      const auto reads = ir::reads_of(p, s);
+      for (std::int32_t t = 0; t < static_cast<std::int32_t>(S); ++t) {
         if (t == s.stream) continue;
-        const auto other = unordered_conflict(
-            table, [&](std::int32_t a) { return hb.ordered(a, i); }, b, t, writes);
-        if (other >= 0) {
-          const bool other_writes = table.write(b, t) == other;
-          return race{b, other, i, other_writes, writes};
-        }
+        race latest{};
+        auto check = [&](std::int32_t b, bool writes) {
+          const auto other = unordered_conflict(table, before, b, t, writes);
+          if (other > latest.first) latest = race{b, other, i, table.write(b, t) == other, writes};
+        };
+        for (auto b : reads) check(b, false);
+        check(s.target, true);
+        if (latest.buffer >= 0) found.push_back(latest);
       }
-      return race{};
-    };
-    for (auto b : reads)
-      if (auto r = check(b, false); r.buffer >= 0) return r;
-    if (auto r = check(s.target, true); r.buffer >= 0) return r;
-    for (auto b : reads) note_access(table, b, s.stream, i, false);
-    note_access(table, s.target, s.stream, i, true);
+      // Latest first: its fix may order the others (through syncs the
+      // program already has), which are then no races of their own.
+      for (std::size_t a = 1; a < found.size(); ++a)
+        for (std::size_t b = a; b > 0 && found[b - 1].first < found[b].first; --b) {
+          const auto r = found[b];
+          found[b] = found[b - 1];
+          found[b - 1] = r;
+        }
+      std::size_t kept = 0;
+      for (std::size_t k = 0; k < found.size(); ++k) {
+        const auto a = found[k].first;
+        if (before(a)) continue;
+        join(mine, clock.data() + static_cast<std::size_t>(a) * S);
+        const auto from = static_cast<std::size_t>(p.stmts[a].stream);
+        if (seq[a] + 1 > mine[from]) mine[from] = seq[a] + 1;
+        found[kept++] = found[k];
+      }
+      for (std::size_t k = kept; k-- > 0 && out.size() < limit;) out.push_back(found[k]);
+      if (out.size() >= limit) break;
+      for (auto b : reads) note_access(table, b, s.stream, i, false);
+      note_access(table, s.target, s.stream, i, true);
+    }
+    // The clock is taken before a wait's own effect, as in happens_before.
+    seq[i] = mine[s.stream];
+    for (std::size_t k = 0; k < S; ++k) clock[static_cast<std::size_t>(i) * S + k] = mine[k];
+    if (s.kind == ir::stmt_kind::wait && s.binds >= 0)
+      join(mine, clock.data() + static_cast<std::size_t>(s.binds) * S);
+    if (s.kind == ir::stmt_kind::wait_stream) join(mine, cur.data() + static_cast<std::size_t>(s.other) * S);
+    ++mine[s.stream];
   }
-  return {};
+  return out;
 }
 
+// The first race in program order; buffer == -1 when there is none.
 constexpr race find_race(const ir::program_view& p) {
-  return find_race(p, happens_before(p.stmts, p.streams.size()));
+  auto list = find_races(p, 1);
+  return list.empty() ? race{} : list[0];
 }
 
 constexpr detail::string_view race_kind(const race& r) {
@@ -171,10 +219,10 @@ constexpr void reversed_note(const ir::program_view& p, std::int32_t from, std::
   }
 }
 
-// `brief` says the fix in fewer words, for long names.
-constexpr detail::text describe_race(const ir::program_view& p, const race& r, std::size_t code_limit,
-                                     bool brief) {
-  detail::text t;
+// `brief` says the fix in fewer words, for long names. Without the closing
+// "or use sd::automatic" (describe_race adds it once, after every race).
+constexpr void describe_race_body(const ir::program_view& p, const race& r, std::size_t code_limit,
+                                  bool brief, detail::text& t) {
   const auto& a = p.stmts[r.first];
   const auto& b = p.stmts[r.second];
   const auto from = p.stream_name(a.stream), to = p.stream_name(b.stream);
@@ -201,24 +249,86 @@ constexpr detail::text describe_race(const ir::program_view& p, const race& r, s
     t << ", e.g. `" << to << ".wait_stream(" << from << ")` or an event recorded on '" << from
       << "' and waited on '" << to << '\'';
   }
-  t << (brief ? "; or use sd::program<sd::automatic>(...)"
-              : "; or build with sd::program<sd::automatic>(...) to insert the sync");
+}
+
+constexpr void automatic_hint(bool brief, bool several, detail::text& t) {
+  t << (brief     ? "; or use sd::program<sd::automatic>(...)"
+        : several ? "; or build with sd::program<sd::automatic>(...) to insert the syncs"
+                  : "; or build with sd::program<sd::automatic>(...) to insert the sync");
+}
+
+constexpr detail::text describe_race(const ir::program_view& p, const race& r, std::size_t code_limit,
+                                     bool brief) {
+  detail::text t;
+  describe_race_body(p, r, code_limit, brief, t);
+  automatic_hint(brief, false, t);
   return t;
 }
+
+// "'v' written by #3 on 'side', read by #4 on 'main'": a further race of a
+// message that describes the first in full (its fix says how to fix this).
+constexpr void describe_race_briefly(const ir::program_view& p, const race& r, detail::text& t) {
+  t << '\'' << p.buffer_name(r.buffer) << (r.first_writes ? "' written by #" : "' read by #")
+    << user_index(p, r.first) << " on '" << p.stream_name(p.stmts[r.first].stream)
+    << (r.second_writes ? "', written by #" : "', read by #") << user_index(p, r.second) << " on '"
+    << p.stream_name(p.stmts[r.second].stream) << '\'';
+}
+
+// Several races: the count, the first in full, then as many of the others as
+// fit, briefly, and how many more there are.
+constexpr detail::text describe_races(const ir::program_view& p, const race_list& list,
+                                      std::size_t code_limit, bool brief, bool may_cut) {
+  const auto n = list.size();
+  detail::text t;
+  t << n << " races; the first: ";
+  describe_race_body(p, list[0], code_limit, brief, t);
+  t << (n == 2 ? "; the other: " : "; the others: ");
+  detail::text tail;
+  automatic_hint(brief, true, tail);
+  for (std::size_t k = 1; k < n; ++k) {
+    detail::text entry;
+    if (k > 1) entry << "; ";
+    describe_race_briefly(p, list[k], entry);
+    // Room for this entry and, unless it is the last, for "; and N more".
+    const std::size_t more = k + 1 < n ? 24 : 0;
+    if (may_cut && t.size() + entry.size() + more + tail.size() > diag::message_capacity) {
+      t << (k > 1 ? "; and " : "and ") << (n - k) << " more";
+      break;
+    }
+    t << entry.view();
+  }
+  t << tail.view();
+  return t;
+}
+
+struct race_detail {
+  std::size_t code_limit;
+  bool brief;
+};
+// From the most detailed message to the shortest.
+inline constexpr race_detail race_details[] = {{100, false}, {100, true}, {60, true}, {32, true}, {16, true}};
 
 // The race as a message that fits diag::message_capacity: statement text is
 // said in fewer words, then shortened, before anything is cut.
 constexpr detail::text describe_race(const ir::program_view& p, const race& r) {
-  struct attempt {
-    std::size_t code_limit;
-    bool brief;
-  };
-  constexpr attempt attempts[] = {{100, false}, {100, true}, {60, true}, {32, true}, {16, true}};
-  for (const auto& a : attempts) {
+  for (const auto& a : race_details) {
     auto t = describe_race(p, r, a.code_limit, a.brief);
     if (t.size() <= diag::message_capacity) return t;
   }
   return diag::fit_message(describe_race(p, r, 16, true));
+}
+
+// Every race of the program in one message, so that they can be fixed in one
+// go: the first as describe_race says it, in the most detail that leaves room
+// for all the others; when they cannot all fit, in its shortest form, with as
+// many others as fit and the count of the rest.
+constexpr detail::text describe_races(const ir::program_view& p, const race_list& list) {
+  if (list.size() == 1) return describe_race(p, list[0]);
+  for (const auto& a : race_details) {
+    auto t = describe_races(p, list, a.code_limit, a.brief, false);
+    if (t.size() <= diag::message_capacity) return t;
+  }
+  return diag::fit_message(describe_races(p, list, 16, true, true));
 }
 
 }  // namespace streamdsl::passes

@@ -19,8 +19,9 @@ constexpr plan_model schedule(ir::program p, options o) {
   if (!m.ir.ok()) return m;
   lower_wait_stream(m.ir);
   if (o.sync == sync_policy::checked) {
-    if (const auto r = find_race(ir::view_of(m.ir)); r.buffer >= 0) {
-      m.ir.fail(diag::error_kind::race, describe_race(ir::view_of(m.ir), r));
+    const auto races = find_races(ir::view_of(m.ir));
+    if (!races.empty()) {
+      m.ir.fail(diag::error_kind::race, describe_races(ir::view_of(m.ir), races));
       return m;
     }
   } else if (o.sync == sync_policy::automatic) {

@@ -41,7 +41,8 @@ constexpr bool fits_within(const plan_sizes& a, const plan_sizes& b) {
 // and a wait; sd::automatic inserts at most one wait per other stream before
 // each assignment, and one record per wait), and notes, each about one
 // statement (a removed or dropped sync, or a move, which merges two kernels),
-// each at most note_capacity characters, interned into the name pool.
+// each at most note_capacity characters, interned into the name pool
+// (under sd::as_written, one more note says that nothing moved).
 constexpr plan_sizes bounds_of(const ir::program& p, options o) {
   std::size_t assigns = 0, wait_streams = 0;
   for (const auto& s : p.stmts) {
@@ -53,7 +54,7 @@ constexpr plan_sizes bounds_of(const ir::program& p, options o) {
   const std::size_t stmts = p.stmts.size() + wait_streams + 2 * inserted;
   const std::size_t events = p.events.size() + wait_streams + inserted;
   constexpr std::size_t event_name = 32;  // "wait_stream" or "auto_sync" and a number
-  const std::size_t notes = stmts;
+  const std::size_t notes = stmts + 1;    // and one saying the placement is as written
   return {p.pool.size() + event_name * (events - p.events.size()) + note_capacity * notes,
           p.buffers.size(),
           p.params.size(),

@@ -5,6 +5,7 @@
 // (tests/backend/cuda/semantics_test.cu).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "../executor_under_test.hpp"
 #include "host_test_support.hpp"
@@ -303,6 +304,56 @@ TEST_CASE("fusion on and off give the same results", "[host][fusion]") {
   const float t = x[1000] * 2, y = t + 1;
   CHECK(z1[1000] == std::max(y - 3, 0.0f) * t);
   CHECK(y1[1000] == y * y);
+}
+
+namespace {
+// Two chains of temps on two side streams joined on main: placement computes
+// them inside main's kernel, sd::as_written keeps each on its stream.
+template <sd::options O>
+constexpr auto temp_chains = sd::program<O>([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto out = p.output<float>("out");
+  auto a1 = p.temp<float>("a1");
+  auto a = p.temp<float>("a");
+  auto b1 = p.temp<float>("b1");
+  auto b = p.temp<float>("b");
+  auto s1 = p.stream("s1");
+  auto s2 = p.stream("s2");
+  sd::with_stream(s1, [&] {
+    a1 = x * 2;
+    a = sd::relu(a1 + 1);
+  });
+  sd::with_stream(s2, [&] {
+    b1 = x * 3;
+    b = sd::abs(b1 - 1);
+  });
+  out = a + b;
+});
+}  // namespace
+
+TEST_CASE("sd::as_written keeps every statement on its stream, with the same results", "[host][placement]") {
+  constexpr auto placed = temp_chains<sd::automatic>.plan();
+  constexpr auto written = temp_chains<sd::automatic | sd::as_written>.plan();
+  STATIC_REQUIRE(placed.kernel_count() == 1);  // both chains moved into main's kernel
+  STATIC_REQUIRE(placed.statements("main") == 5);
+  STATIC_REQUIRE(written.kernel_count() == 3);
+  STATIC_REQUIRE(written.statements("s1") == 2);
+  STATIC_REQUIRE(written.statements("s2") == 2);
+  STATIC_REQUIRE(written.statements("main") == 1);
+  STATIC_REQUIRE(written.waits("main") == 2);
+  STATIC_REQUIRE(!written.has_note("moved"));
+  STATIC_REQUIRE(written.has_note("placement as written (sd::as_written)"));
+  constexpr std::size_t n = 1500;
+  const auto x = ramp<float>(n, -4.0f, 0.01f);
+  std::vector<float> out1(n, -1.0f), out2(n, -1.0f);
+  backend_test::executor ex;
+  ex.run(temp_chains<sd::automatic>, sd::bind("x", x), sd::bind("out", out1));
+  ex.run(temp_chains<sd::automatic | sd::as_written>, sd::bind("x", x), sd::bind("out", out2));
+  CHECK(out1 == out2);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    wrong += out2[i] != std::max(x[i] * 2 + 1, 0.0f) + std::abs(x[i] * 3 - 1);
+  CHECK(wrong == 0);
 }
 
 TEST_CASE("many streams: eight side streams joined on main", "[host][streams]") {
