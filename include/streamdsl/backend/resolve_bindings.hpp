@@ -119,7 +119,13 @@ class problem_list {
   std::size_t count_ = 0;
 };
 
-[[gnu::cold]] inline void check_buffer_binding(const plan_view& plan, std::int32_t b, const binding& given,
+// The largest object the address space allows (PTRDIFF_MAX bytes): a larger
+// byte count, or one that wraps around std::size_t, cannot describe memory.
+inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF_MAX);
+
+// Checks one buffer's binding; returns whether it describes memory the other
+// checks (extents, overlaps) and the executors can use.
+[[gnu::cold]] inline bool check_buffer_binding(const plan_view& plan, std::int32_t b, const binding& given,
                                                problem_list& problems) {
   const auto& info = plan.ir.buffers[static_cast<std::size_t>(b)];
   const auto name = plan.ir.buffer_name(b);
@@ -128,13 +134,13 @@ class problem_list {
     problems.add() << quote{name}
                    << " is a temp of the program: the executor places temps in its own workspace, "
                       "so they cannot be bound; remove this binding or declare it p.output<T>(...)";
-    return;
+    return false;
   }
   if (given.is_param()) {
     problems.add()
         << what << " is bound to a single value; bind its memory, e.g. sd::bind(\"" << name
         << "\", data) with a contiguous container (std::vector, std::span, ...) or a pointer and a count";
-    return;
+    return false;
   }
   if (given.type() != info.type)
     problems.add() << what << " is bound to " << name_of(given.type()) << " data; bind " << name_of(info.type)
@@ -142,6 +148,22 @@ class problem_list {
   if (given.data() == nullptr && given.size() > 0)
     problems.add() << what << " is bound to a null pointer with " << given.size() << " elements";
   const auto align = size_of(given.type());
+  // The larger element size when the types differ (already reported): the
+  // overlap check below measures the memory in the program's type.
+  const auto element = align > size_of(info.type) ? align : size_of(info.type);
+  if (given.size() > max_object_bytes / element) {
+    problems.add() << what << " is bound to " << given.size() << " elements of " << name_of(given.type())
+                   << ", more bytes than the address space allows (at most " << max_object_bytes
+                   << "); pass the element count, not a byte count or a negative number";
+    return false;
+  }
+  const auto start = reinterpret_cast<std::uintptr_t>(given.data());
+  if (start != 0 && given.size() * element > UINTPTR_MAX - start) {
+    problems.add() << what << " is bound to " << given.size() << " elements at address "
+                   << address{given.data()}
+                   << ", which run past the end of the address space; pass the element count of that memory";
+    return false;
+  }
   if (given.data() != nullptr && reinterpret_cast<std::uintptr_t>(given.data()) % align != 0)
     problems.add() << what << " is bound to address " << address{given.data()} << ", which is not aligned to "
                    << align << " bytes as " << name_of(given.type()) << " needs";
@@ -151,6 +173,7 @@ class problem_list {
   if (info.domain < 0 && given.size() != 1)
     problems.add() << what << " is bound to " << given.size()
                    << " elements; a 0-d buffer holds exactly one element";
+  return true;
 }
 
 [[gnu::cold]] inline void check_param_binding(const plan_view& plan, std::int32_t p, const binding& given,
@@ -254,9 +277,8 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
       continue;
     }
     if (const auto b = plan.buffer_id(given.name()); b >= 0) {
-      check_buffer_binding(plan, b, given, problems);
       const auto idx = static_cast<std::size_t>(b);
-      bound[idx] = plan.ir.buffers[idx].kind != ir::access::temp && !given.is_param();
+      bound[idx] = check_buffer_binding(plan, b, given, problems);
       if (bound[idx]) {
         r.buffer_data[idx] = const_cast<void*>(given.data());
         r.buffer_count[idx] = given.size();

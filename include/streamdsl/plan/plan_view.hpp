@@ -7,6 +7,7 @@
 #include "../diag/error.hpp"
 #include "../ir/program_view.hpp"
 #include "plan_types.hpp"
+#include "workspace_layout.hpp"
 
 namespace streamdsl {
 
@@ -125,14 +126,10 @@ struct plan_view {
       if (n.type == t || n.compute == t) return true;
     return false;
   }
-  // Workspace bytes for temps, given each domain's extent (256-byte aligned slots).
+  // Workspace bytes for temps, given each domain's extent (256-byte aligned
+  // slots; workspace_layout.hpp), or workspace_too_large when they overflow.
   constexpr std::size_t workspace_bytes(detail::array_view<std::size_t> domain_extents) const {
-    std::size_t total = 0;
-    for (const auto& s : slots) {
-      const std::size_t n = s.domain < 0 ? 1 : domain_extents[static_cast<std::size_t>(s.domain)];
-      total += (n * size_of(s.type) + 255) / 256 * 256;
-    }
-    return total;
+    return lay_out_workspace(slots, domain_extents);
   }
   constexpr std::size_t note_count() const { return notes.size(); }
   constexpr detail::string_view note(std::size_t i) const { return ir.name(notes[i]); }

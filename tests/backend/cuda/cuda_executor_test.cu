@@ -12,6 +12,8 @@
 #include <streamdsl/backend/cuda/cuda_graph.hpp>
 #include <streamdsl/backend/cuda/device_bindings.hpp>
 #include <streamdsl/streamdsl.hpp>
+#include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -286,6 +288,148 @@ TEST_CASE("thrust::device_vector and cuda::std::span bindings", "[cuda][sanitize
   sd::cuda_executor ex;
   ex.run(seed, sd::bind("x", std::as_const(x)), sd::bind("y", y),
          sd::bind("z", cuda::std::span<float>(z.get(), n)));
+  const auto zs = z.download();
+  for (std::size_t k = 0; k < n; ++k) REQUIRE(zs[k] == (xs[k] + 1) * 2);
+}
+
+namespace {
+// The graph's type is never spelt out: nvcc's host code cannot name a
+// program's lambda type outside a template.
+template <class Graph>
+std::vector<Graph> vector_of(Graph&& graph) {
+  static_assert(std::is_nothrow_move_constructible_v<Graph>);
+  static_assert(std::is_nothrow_move_assignable_v<Graph>);
+  static_assert(!std::is_copy_constructible_v<Graph> && !std::is_copy_assignable_v<Graph>);
+  std::vector<Graph> graphs;
+  graphs.push_back(std::move(graph));  // move construction
+  return graphs;
+}
+}  // namespace
+
+TEST_CASE("a captured graph is movable: the graph it moves to launches, the moved-from one refuses",
+          "[cuda][sanitize]") {
+  const std::size_t n = 1500;
+  const auto xs = random_floats(n, 61), xs2 = random_floats(n, 62);
+  device_buffer<float> x(xs), y(n), z(n), x2(xs2), y2(n), z2(n);
+  sd::cuda_executor ex;
+  auto first =
+      sd::capture(ex, seed, sd::bind("x", x.cget(), n), sd::bind("y", y.get(), n), sd::bind("z", z.get(), n));
+  auto graphs = vector_of(std::move(first));
+  REQUIRE_THROWS_WITH(first.launch(), Catch::Contains("moved from"));
+  graphs.front().launch();
+  auto zs = z.download();
+  for (std::size_t k = 0; k < n; ++k) REQUIRE(zs[k] == (xs[k] + 1) * 2);
+  auto second = sd::capture(ex, seed, sd::bind("x", x2.cget(), n), sd::bind("y", y2.get(), n),
+                            sd::bind("z", z2.get(), n));
+  graphs.front() = std::move(second);  // move assignment: the first graph is destroyed
+  REQUIRE_THROWS_WITH(second.rebind(sd::bind("x", x.cget(), n)), Catch::Contains("moved from"));
+  graphs.front().launch();
+  const auto zs2 = z2.download();
+  for (std::size_t k = 0; k < n; ++k) REQUIRE(zs2[k] == (xs2[k] + 1) * 2);
+  CHECK(graphs.front().instantiations() == 1);
+}
+
+namespace {
+// Three double temps in workspace slots over a bool domain: the workspace is
+// 24 bytes per element, 12 times the bound memory.
+constexpr auto wide_temps = sd::program<sd::automatic>([](sd::builder& p) {
+  auto x = p.input<bool>("x");
+  auto y = p.output<bool>("y");
+  auto z = p.output<bool>("z");
+  auto t1 = p.temp<double>("t1");
+  auto t2 = p.temp<double>("t2");
+  auto t3 = p.temp<double>("t3");
+  auto side = p.stream("side");
+  t1 = sd::cast<double>(x);
+  t2 = t1 + 1;
+  t3 = t2 * 2;
+  sd::with_stream(side, [&] { y = t1 + t2 + t3 > 4; });
+  z = t1 + t2 + t3 < 4;
+});
+}  // namespace
+
+TEST_CASE("a workspace the GPU cannot hold is a cuda_error naming the temps and the bytes", "[cuda]") {
+  STATIC_REQUIRE(wide_temps.plan().slot_count() == 3);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  gpu_test::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  // x, y, z take 3/8 of the free memory; the temps would need 3 times all of it.
+  const std::size_t n = free_bytes / 8 / 256 * 256;
+  device_buffer<bool> x(n), y(n), z(n);
+  gpu_test::check(cudaMemset(y.get(), 0x5a, n), "poison y");
+  gpu_test::check(cudaMemset(z.get(), 0x5a, n), "poison z");
+  const std::size_t asked = 24 * n;  // n a multiple of 256: no slot padding
+  const auto message =
+      "for the workspace of " + std::to_string(asked) + " bytes for the temps 't1', 't2', 't3'";
+  sd::cuda_executor ex;
+  auto run = [&] {
+    ex.run(wide_temps, sd::bind("x", x.cget(), n), sd::bind("y", y.get(), n), sd::bind("z", z.get(), n));
+  };
+  REQUIRE_THROWS_AS(run(), sd::cuda_error);
+  REQUIRE_THROWS_WITH(run(), Catch::Contains("cudaMallocAsync failed: cudaErrorMemoryAllocation") &&
+                                 Catch::Contains(message));
+  REQUIRE_THROWS_WITH(
+      sd::capture(ex, wide_temps, sd::bind("x", x.cget(), n), sd::bind("y", y.get(), n),
+                  sd::bind("z", z.get(), n)),
+      Catch::Contains("cudaMalloc failed: cudaErrorMemoryAllocation") && Catch::Contains(message));
+  gpu_test::check(cudaDeviceSynchronize(), "sync");
+  std::vector<unsigned char> head(4096);
+  for (bool* out : {y.get(), z.get()}) {
+    gpu_test::check(cudaMemcpy(head.data(), out, head.size(), cudaMemcpyDeviceToHost), "download");
+    for (auto v : head) REQUIRE(v == 0x5a);  // nothing ran
+  }
+  CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+TEST_CASE("a graph whose capture throws in its constructor leaks neither its stream nor its workspace",
+          "[cuda]") {
+  // The side slot bound to the legacy default stream cannot join the capture:
+  // issuing fails after the graph made its capture stream and its workspace
+  // (t in a slot: the same shape as the test of workspace slots above).
+  constexpr auto prog = sd::program<sd::automatic>([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto t = p.temp<float>("t");
+    auto side = p.stream("side");
+    t = x * 2;
+    sd::with_stream(side, [&] { a = t + 1; });
+    b = t * 3;
+  });
+  STATIC_REQUIRE(prog.plan().slot_count() == 1);
+  const std::size_t n = std::size_t{64} << 20;  // a 256 MiB workspace
+  device_buffer<float> x(n), a(n), b(n);
+  sd::cuda_executor ex;
+  ex.bind_stream("side", cudaStreamLegacy);
+  auto capture = [&] {
+    (void)sd::capture(ex, prog, sd::bind("x", x.cget(), n), sd::bind("a", a.get(), n),
+                      sd::bind("b", b.get(), n));
+  };
+  REQUIRE_THROWS_AS(capture(), sd::cuda_error);
+  (void)cudaGetLastError();
+  gpu_test::check(cudaDeviceSynchronize(), "sync");
+  std::size_t free_before = 0, free_after = 0, total = 0;
+  gpu_test::check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
+  for (int i = 0; i < 40; ++i) REQUIRE_THROWS_AS(capture(), sd::cuda_error);  // 10 GiB if each leaked
+  (void)cudaGetLastError();
+  gpu_test::check(cudaDeviceSynchronize(), "sync");
+  gpu_test::check(cudaMemGetInfo(&free_after, &total), "cudaMemGetInfo");
+  CHECK(free_before - free_after < (std::size_t{1} << 30));
+  // A failed constructor throws binding errors the same way (after its stream exists).
+  REQUIRE_THROWS_AS(sd::capture(ex, prog, sd::bind("x", x.cget(), n)), sd::binding_error);
+}
+
+TEST_CASE("bind_stream refuses the main slot and says how to set the main stream", "[cuda][sanitize]") {
+  sd::cuda_executor ex;
+  REQUIRE_THROWS_AS(ex.bind_stream("main", nullptr), sd::error);
+  REQUIRE_THROWS_WITH(
+      ex.bind_stream("main", nullptr),
+      Catch::Contains("bind_stream(\"main\", ...)") &&
+          Catch::Contains("pass that stream to the constructor (sd::cuda_executor ex(stream))"));
+  ex.bind_stream("side", nullptr);  // other names are matched when a program runs
+  const std::size_t n = 300;
+  const auto xs = random_floats(n, 71);
+  device_buffer<float> x(xs), y(n), z(n);
+  ex.run(seed, sd::bind("x", x.cget(), n), sd::bind("y", y.get(), n), sd::bind("z", z.get(), n));
   const auto zs = z.download();
   for (std::size_t k = 0; k < n; ++k) REQUIRE(zs[k] == (xs[k] + 1) * 2);
 }

@@ -2,6 +2,7 @@
 // names the buffer or param and says what is wrong; every output stays as it was.
 #include <array>
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <span>
@@ -160,6 +161,26 @@ TEST_CASE("a written buffer must not overlap another bound buffer", "[host][bind
   fixture f;
   expect_error(f, f.bindings({"w"}, {sd::bind("w", f.y)}), {"buffers 'y' and 'w' overlap in memory"});
   expect_error(f, f.bindings({"y"}, {sd::bind("y", f.x)}), {"overlap in memory"});
+}
+
+TEST_CASE("element counts whose bytes overflow or pass the address space are rejected", "[host][bindings]") {
+  fixture f;
+  // 2^62 doubles are 2^65 bytes, which wrap to 0 in std::size_t: accepted
+  // once, overlap check included, and the run crashed.
+  expect_error(
+      f,
+      f.bindings({"u", "v"}, {sd::bind("u", f.u.data(), 1ull << 62), sd::bind("v", f.v.data(), 1ull << 62)}),
+      {"2 bad bindings",
+       "input buffer 'u' (double, domain 'm') is bound to 4611686018427387904 elements of double, more "
+       "bytes than the address space allows",
+       "output buffer 'v' (double, domain 'm') is bound to 4611686018427387904 elements"});
+  // 2^61 floats are 2^63 bytes: no wrap, but more than any object may have.
+  expect_error(f, f.bindings({"x"}, {sd::bind("x", f.x.data(), 1ull << 61)}),
+               {"input buffer 'x' (float, domain 'n') is bound to 2305843009213693952 elements of float"});
+  // A count that fits but runs from its address past the end of memory.
+  const auto* near_end = reinterpret_cast<const float*>(~std::uintptr_t{0} - 4095);  // never dereferenced
+  expect_error(f, f.bindings({"x"}, {sd::bind("x", near_end, 2048)}),
+               {"input buffer 'x'", "2048 elements at address", "run past the end of the address space"});
 }
 
 TEST_CASE("every problem is reported at once", "[host][bindings]") {

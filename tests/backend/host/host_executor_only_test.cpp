@@ -2,6 +2,7 @@
 // (the CUDA executor needs compile-time plans), concurrent callers, failure
 // injection, and its deterministic zeros for a temp read before it is written.
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <stdexcept>
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <thread>
@@ -112,4 +113,58 @@ TEST_CASE("a failure inside a stream reaches the caller without a deadlock", "[h
   sd::host_detail::executor_test_access::set_before_op(ex, nullptr);
   ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));  // still usable
   CHECK(z[99] == 200.0f);
+}
+
+namespace {
+// t is read on two streams, so it lives in a workspace slot.
+constexpr auto temp_in_slot = sd::program<sd::automatic>([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto a = p.output<float>("a");
+  auto b = p.output<float>("b");
+  auto t = p.temp<float>("t");
+  auto side = p.stream("side");
+  t = x * 2;
+  sd::with_stream(side, [&] { a = t + 1; });
+  b = t * 3;
+});
+}  // namespace
+
+TEST_CASE("a workspace too large to allocate is an sd::error naming the temps and the bytes",
+          "[host][temps]") {
+  STATIC_REQUIRE(temp_in_slot.plan().slot_count() == 1);
+  // 2^48 floats per buffer (2^50 bytes, a valid size): t's slot asks for a
+  // PiB. The buffers sit 2^52 bytes apart and are never touched, since the
+  // executor fails before anything runs (a bare std::bad_alloc before).
+  constexpr std::size_t n = std::size_t{1} << 48;
+  auto at = [](std::uintptr_t address) { return reinterpret_cast<float*>(address); };
+  sd::host_executor ex;
+  const sd::binding bindings[] = {sd::bind("x", static_cast<const float*>(at(std::uintptr_t{1} << 52)), n),
+                                  sd::bind("a", at(std::uintptr_t{2} << 52), n),
+                                  sd::bind("b", at(std::uintptr_t{3} << 52), n)};
+  CHECK_THROWS_AS(ex.run(temp_in_slot, bindings), sd::error);
+  CHECK_THROWS_WITH(
+      ex.run(temp_in_slot, bindings),
+      "streamdsl: cannot allocate the workspace of 1125899906842624 bytes for the temps 't'; bind "
+      "smaller buffers, or split the work into several runs");
+  // The executor is still usable.
+  const auto x = ramp<float>(10, 0.0f, 1.0f);
+  std::vector<float> a(10), b(10);
+  ex.run(temp_in_slot, sd::bind("x", x), sd::bind("a", a), sd::bind("b", b));
+  CHECK(b[9] == 54.0f);
+}
+
+TEST_CASE("a workspace whose size overflows is reported as too large, not wrapped", "[host][temps]") {
+  constexpr auto plan = temp_in_slot.plan();
+  constexpr std::size_t huge[] = {~std::size_t{0} / 2};  // 4-byte elements: the bytes overflow
+  STATIC_REQUIRE(plan.workspace_bytes(huge) == sd::workspace_too_large);
+  constexpr std::size_t small[] = {1000};
+  STATIC_REQUIRE(plan.workspace_bytes(small) == 4096);  // 4000 bytes, 256-aligned
+}
+
+namespace host_test {
+float run_program_named_pipe();  // user_names_test.cpp
+}
+
+TEST_CASE("a user's program named pipe beside read, write, sleep... compiles and runs", "[host][headers]") {
+  CHECK(host_test::run_program_named_pipe() == 306.0f);
 }

@@ -24,7 +24,9 @@
 #include "../../ir/render.hpp"
 #include "../bindings.hpp"
 #include "../resolve_bindings.hpp"
+#include "../workspace_request.hpp"
 #include "cuda_error.hpp"
+#include "cuda_handles.hpp"
 #include "kernel_table.hpp"
 
 #if defined(STREAMDSL_NVTX)
@@ -35,18 +37,26 @@ namespace streamdsl {
 
 namespace cuda_detail {
 
-// Bytes of each workspace slot (256-byte aligned) and their offsets.
-inline detail::dyn_array<std::size_t> slot_offsets(const plan_view& plan,
-                                                   const detail::dyn_array<long long>& extents,
-                                                   std::size_t& total) {
-  detail::dyn_array<std::size_t> offsets;
-  total = 0;
-  for (const auto& s : plan.slots) {
-    offsets.push_back(total);
-    const auto n = s.domain < 0 ? 1 : static_cast<std::size_t>(extents[static_cast<std::size_t>(s.domain)]);
-    total += (n * size_of(s.type) + 255) / 256 * 256;
-  }
-  return offsets;
+[[noreturn, gnu::cold, gnu::noinline]] inline void workspace_unavailable(const plan_view& plan,
+                                                                         std::size_t bytes, const char* call,
+                                                                         cudaError_t status) {
+  (void)cudaGetLastError();  // not sticky: leave no trace for the caller's own checks
+  using backend_detail::operator<<;
+  detail::text where;
+  where << backend_detail::workspace_request{plan, bytes};
+  check(status, call, where.view());
+  throw cuda_error(status, "streamdsl: workspace allocation failed");  // not reached: status is an error
+}
+
+// Allocates `bytes` of workspace with `allocate(&ptr)` (cudaMallocAsync or
+// cudaMalloc, named by `call`); a failure is a cuda_error naming the temps
+// and the bytes asked for. Nothing of the run has been issued then.
+template <class Allocate>
+void* allocate_workspace(const plan_view& plan, std::size_t bytes, const char* call, Allocate allocate) {
+  void* ptr = nullptr;
+  const cudaError_t status = bytes == workspace_too_large ? cudaErrorMemoryAllocation : allocate(&ptr);
+  if (status != cudaSuccess) workspace_unavailable(plan, bytes, call, status);
+  return ptr;
 }
 
 [[gnu::cold]] inline detail::text describe_op(const plan_view& plan, std::size_t i) {
@@ -87,14 +97,18 @@ class cuda_executor {
   }
   cuda_executor(const cuda_executor&) = delete;
   cuda_executor& operator=(const cuda_executor&) = delete;
-  ~cuda_executor() {
-    for (auto e : events_) cudaEventDestroy(e);
-    for (auto s : pool_) cudaStreamDestroy(s);
-  }
-
   cudaStream_t main_stream() const { return main_; }
-  // Runs the slot named `slot` on the caller's stream `s` (two slots may share one).
+  // Runs the side slot named `slot` on the caller's stream `s` (two slots may
+  // share one). The name is matched against each program's stream slots when
+  // it runs; a program without such a slot ignores it. The main slot always
+  // runs on the executor's main stream: binding "main" is refused.
   void bind_stream(detail::string_view slot, cudaStream_t s) {
+    if (slot == detail::string_view("main"))
+      throw error(
+          "streamdsl: bind_stream(\"main\", ...): the main slot runs on the executor's main stream, not on a "
+          "bound one; pass that stream to the constructor (sd::cuda_executor ex(stream)), or launch a "
+          "captured "
+          "graph on it (graph.launch(stream))");
     user_streams_.push_back({detail::owned_string(slot), s});
     streams_key_ = nullptr;
   }
@@ -148,7 +162,9 @@ class cuda_executor {
       for (std::size_t q = 0; q < cache_.params.size(); ++q)
         cache_.params[q] = param_bits(plan.ir.params[q].type, *resolved.param_value[q]);
       cache_.extents.assign(resolved.domain_extent.begin(), resolved.domain_extent.end());
-      cache_.slot_offsets = cuda_detail::slot_offsets(plan, cache_.extents, cache_.workspace_bytes);
+      cache_.slot_offsets.assign(plan.slots.size(), 0);
+      cache_.workspace_bytes =
+          lay_out_workspace(plan.slots, resolved.domain_extent, cache_.slot_offsets.data());
       cache_.slot_buffers.clear();
       for (std::size_t b = 0; b < plan.storage.size(); ++b)
         if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
@@ -175,8 +191,9 @@ class cuda_executor {
       } owned{nullptr, main};
       void* ws = workspace;
       if (ws == nullptr && ready.workspace_bytes > 0) {
-        cuda_detail::check(cudaMallocAsync(&ws, ready.workspace_bytes, main), "cudaMallocAsync",
-                           "the temp workspace");
+        ws = cuda_detail::allocate_workspace(plan, ready.workspace_bytes, "cudaMallocAsync", [&](void** p) {
+          return cudaMallocAsync(p, ready.workspace_bytes, main);
+        });
         owned.ptr = ws;
       }
       void* const* ptrs = ready.ptrs.data();
@@ -207,11 +224,11 @@ class cuda_executor {
 #endif
             break;
           case op_kind::record:
-            status = cudaEventRecord(events_[i], s);
+            status = cudaEventRecord(events_[i].get(), s);
             call = "cudaEventRecord";
             break;
           case op_kind::wait:
-            status = cudaStreamWaitEvent(s, events_[static_cast<std::size_t>(op.waits_for)], 0);
+            status = cudaStreamWaitEvent(s, events_[static_cast<std::size_t>(op.waits_for)].get(), 0);
             call = "cudaStreamWaitEvent";
             break;
         }
@@ -300,13 +317,8 @@ class cuda_executor {
             bound = true;
           }
         if (bound) continue;
-        if (next_pool == pool_.size()) {
-          cudaStream_t fresh = nullptr;
-          cuda_detail::check(cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking),
-                             "cudaStreamCreateWithFlags");
-          pool_.push_back(fresh);
-        }
-        slot_streams_[s] = pool_[next_pool++];
+        if (next_pool == pool_.size()) pool_.push_back(cuda_detail::new_stream());
+        slot_streams_[s] = pool_[next_pool++].get();
       }
       streams_key_ = plan.ops.data();
       streams_main_ = main;
@@ -315,11 +327,7 @@ class cuda_executor {
     // One event per record op, reused across runs (a wait captures the event's
     // state when it is issued, so re-recording later is safe).
     void prepare_events(const plan_view& plan) {
-      while (events_.size() < plan.ops.size()) {
-        cudaEvent_t e = nullptr;
-        cuda_detail::check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-        events_.push_back(e);
-      }
+      while (events_.size() < plan.ops.size()) events_.push_back(cuda_detail::new_event());
     }
 
     cudaStream_t main_;
@@ -329,9 +337,9 @@ class cuda_executor {
       cudaStream_t stream = nullptr;
     };
     detail::dyn_array<user_stream> user_streams_;
-    detail::dyn_array<cudaStream_t> pool_;
-    detail::dyn_array<cudaStream_t> slot_streams_;
-    detail::dyn_array<cudaEvent_t> events_;
+    detail::dyn_array<cuda_detail::owned_stream> pool_;
+    detail::dyn_array<cudaStream_t> slot_streams_;  // per slot of the plan prepared last; not owned
+    detail::dyn_array<cuda_detail::owned_event> events_;
     const void* streams_key_ = nullptr;
     cudaStream_t streams_main_ = nullptr;
     prepared_run cache_;

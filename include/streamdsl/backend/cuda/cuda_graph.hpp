@@ -10,28 +10,30 @@
 #include <cuda_runtime.h>
 
 #include "cuda_executor.hpp"
+#include "cuda_handles.hpp"
 
 namespace streamdsl {
 
 template <class Program>
 class cuda_graph {
  public:
-  cuda_graph(cuda_executor& executor, binding_list bindings) : executor_(&executor) {
-    cuda_detail::check(cudaStreamCreateWithFlags(&capture_stream_, cudaStreamNonBlocking),
-                       "cudaStreamCreateWithFlags");
+  // Captures the program with `bindings`; throws (binding_error, cuda_error)
+  // without leaking the capture stream, the workspace or a graph.
+  cuda_graph(cuda_executor& executor, binding_list bindings)
+      : executor_(&executor), capture_stream_(cuda_detail::new_stream()) {
     capture(bindings);
   }
-  cuda_graph(const cuda_graph&) = delete;
-  cuda_graph& operator=(const cuda_graph&) = delete;
-  ~cuda_graph() {
-    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
-    if (workspace_ != nullptr) cudaFree(workspace_);
-    if (capture_stream_ != nullptr) cudaStreamDestroy(capture_stream_);
-  }
+  // Movable (the moved-from graph can only be destroyed or assigned to), not copyable.
+  cuda_graph(cuda_graph&&) noexcept = default;
+  cuda_graph& operator=(cuda_graph&&) noexcept = default;
 
   // One cudaGraphLaunch on the executor's main stream (or on `stream`).
   void launch() { launch(executor_->main_stream()); }
-  void launch(cudaStream_t stream) { cuda_detail::check(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch"); }
+  void launch(cudaStream_t stream) {
+    if (!exec_)
+      throw error("streamdsl: launch of an sd::cuda_graph that was moved from; launch the one it moved to");
+    cuda_detail::check(cudaGraphLaunch(exec_.get(), stream), "cudaGraphLaunch");
+  }
 
   template <class... Bindings>
   void rebind(Bindings&&... bindings) {
@@ -46,47 +48,50 @@ class cuda_graph {
 
  private:
   void capture(binding_list bindings) {
+    if (!capture_stream_) throw error("streamdsl: rebind of an sd::cuda_graph that was moved from");
+    constexpr plan_view plan = Program::plan();
     const auto& ready = executor_->prepare<Program>(bindings);
     const auto bytes = ready.workspace_bytes;
     if (bytes > workspace_bytes_) {
-      if (workspace_ != nullptr)
-        cuda_detail::check(cudaFree(workspace_), "cudaFree", "the graph's workspace");
-      workspace_ = nullptr;
-      cuda_detail::check(cudaMalloc(&workspace_, bytes), "cudaMalloc", "the graph's workspace");
+      if (workspace_) cuda_detail::check(cudaFree(workspace_.release()), "cudaFree", "the graph's workspace");
+      workspace_bytes_ = 0;
+      workspace_.reset(cuda_detail::allocate_workspace(plan, bytes, "cudaMalloc",
+                                                       [&](void** p) { return cudaMalloc(p, bytes); }));
       workspace_bytes_ = bytes;
     }
-    cuda_detail::check(cudaStreamBeginCapture(capture_stream_, cudaStreamCaptureModeThreadLocal),
+    const cudaStream_t stream = capture_stream_.get();
+    cuda_detail::check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
                        "cudaStreamBeginCapture");
-    cudaGraph_t graph = nullptr;
     try {
-      executor_->issue<Program>(ready, workspace_, capture_stream_);
+      executor_->issue<Program>(ready, workspace_.get(), stream);
     } catch (...) {
-      cudaStreamEndCapture(capture_stream_, &graph);
-      if (graph != nullptr) cudaGraphDestroy(graph);
+      cudaGraph_t partial = nullptr;
+      (void)cudaStreamEndCapture(stream, &partial);  // already failing: the first error is reported
+      cuda_detail::owned_graph discarded(partial);
       throw;
     }
-    cuda_detail::check(cudaStreamEndCapture(capture_stream_, &graph), "cudaStreamEndCapture");
-    if (exec_ != nullptr) {
+    cudaGraph_t captured = nullptr;
+    cuda_detail::check(cudaStreamEndCapture(stream, &captured), "cudaStreamEndCapture");
+    const cuda_detail::owned_graph graph(captured);
+    if (exec_) {
       cudaGraphExecUpdateResultInfo info{};
-      if (cudaGraphExecUpdate(exec_, graph, &info) == cudaSuccess) {
+      if (cudaGraphExecUpdate(exec_.get(), graph.get(), &info) == cudaSuccess) {
         ++updates_;
-        cudaGraphDestroy(graph);
         return;
       }
-      cudaGetLastError();
-      cudaGraphExecDestroy(exec_);
-      exec_ = nullptr;
+      (void)cudaGetLastError();
+      exec_.reset();
     }
-    const auto status = cudaGraphInstantiate(&exec_, graph, 0);
-    cudaGraphDestroy(graph);
-    cuda_detail::check(status, "cudaGraphInstantiate");
+    cudaGraphExec_t instantiated = nullptr;
+    cuda_detail::check(cudaGraphInstantiate(&instantiated, graph.get(), 0), "cudaGraphInstantiate");
+    exec_.reset(instantiated);
     ++instantiations_;
   }
 
   cuda_executor* executor_;
-  cudaStream_t capture_stream_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
-  void* workspace_ = nullptr;
+  cuda_detail::owned_stream capture_stream_;
+  cuda_detail::owned_device_memory workspace_;
+  cuda_detail::owned_graph_exec exec_;  // declared last: destroyed before the memory its nodes use
   std::size_t workspace_bytes_ = 0;
   int updates_ = 0;
   int instantiations_ = 0;

@@ -11,8 +11,6 @@
 //
 //   sd::host_executor ex;
 //   ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
-#include <unistd.h>
-
 #include <concepts>
 #include <cstring>
 #include <new>
@@ -22,6 +20,8 @@
 #include "../../plan/plan_view.hpp"
 #include "../bindings.hpp"
 #include "../resolve_bindings.hpp"
+#include "../workspace_request.hpp"
+#include "grow_only_buffer.hpp"
 #include "kernel_program.hpp"
 #include "loop_table.hpp"
 #include "posix_threads.hpp"
@@ -39,8 +39,7 @@ struct host_options {
   unsigned kernel_helpers = default_kernel_helpers();
 
   static unsigned default_kernel_helpers() {
-    const long online = sysconf(_SC_NPROCESSORS_ONLN);
-    const unsigned cores = online > 0 ? static_cast<unsigned>(online) : 1;
+    const unsigned cores = host_detail::available_cores();
     return cores > 8 ? 7 : (cores > 1 ? cores - 1 : 0);
   }
 };
@@ -135,33 +134,6 @@ class op_hook_slot {
   op_hook* hook_ = nullptr;
 };
 
-// 256-byte aligned memory, grown on demand and kept across runs.
-class workspace_memory {
- public:
-  workspace_memory() = default;
-  workspace_memory(const workspace_memory&) = delete;
-  workspace_memory& operator=(const workspace_memory&) = delete;
-  ~workspace_memory() { release(); }
-
-  std::byte* at_least(std::size_t bytes) {
-    if (bytes > bytes_) {
-      release();
-      data_ = static_cast<std::byte*>(::operator new (bytes, std::align_val_t{256}));
-      bytes_ = bytes;
-    }
-    return data_;
-  }
-
- private:
-  void release() {
-    if (data_) ::operator delete (data_, std::align_val_t{256});
-    data_ = nullptr;
-    bytes_ = 0;
-  }
-  std::byte* data_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
 }  // namespace host_detail
 
 class host_executor {
@@ -231,15 +203,14 @@ class host_executor {
     // or nowhere (register temps live in each kernel's scratch).
     detail::dyn_array<std::byte*> place_buffers(const plan_view& plan, const resolved_bindings& bound) {
       detail::dyn_array<std::size_t> offset(plan.slots.size());
-      std::size_t total = 0;
-      for (std::size_t s = 0; s < plan.slots.size(); ++s) {
-        const auto& slot = plan.slots[s];
-        const std::size_t n =
-            slot.domain < 0 ? 1 : bound.domain_extent[static_cast<std::size_t>(slot.domain)];
-        offset[s] = total;
-        total += (n * size_of(slot.type) + 255) / 256 * 256;
+      const std::size_t total = lay_out_workspace(plan.slots, bound.domain_extent, offset.data());
+      std::byte* workspace = nullptr;
+      try {
+        if (total == workspace_too_large) throw std::bad_alloc();
+        workspace = workspace_.at_least(total);
+      } catch (const std::bad_alloc&) {
+        backend_detail::throw_workspace_unavailable(plan, total);
       }
-      std::byte* workspace = workspace_.at_least(total);
       // Fresh workspace reads as zeros: a temp read before it is written gives
       // the same answer on every run.
       if (total) std::memset(workspace, 0, total);
@@ -340,9 +311,9 @@ class host_executor {
     host_options options_;
     host_detail::mutex run_mutex_;
     std::uint64_t runs_ = 0;
-    host_detail::workspace_memory workspace_;
-    host_detail::scratch_buffers scratch_;  // per stream slot
-    host_detail::op_hook_slot before_op_;   // test hook: may throw
+    host_detail::grow_only_buffer<workspace_slot_alignment> workspace_;  // temps in slots
+    host_detail::scratch_buffers scratch_;                               // per stream slot
+    host_detail::op_hook_slot before_op_;                                // test hook: may throw
     // Declared last: their threads stop before the state above goes away.
     host_detail::kernel_team team_;
     host_detail::stream_threads threads_;

@@ -19,6 +19,7 @@
 #include "../../detail/dyn_array.hpp"
 #include "../../plan/plan_view.hpp"
 #include "element_loops.hpp"
+#include "grow_only_buffer.hpp"
 
 namespace streamdsl::host_detail {
 
@@ -32,28 +33,10 @@ struct kernel_program {
 // Per-thread scratch: `columns` aligned columns of column_bytes each.
 class scratch_buffer {
  public:
-  scratch_buffer() = default;
-  scratch_buffer(const scratch_buffer&) = delete;
-  scratch_buffer& operator=(const scratch_buffer&) = delete;
-  ~scratch_buffer() { release(); }
-
-  std::byte* columns(std::size_t n) {
-    if (n > capacity_) {
-      release();
-      data_ = static_cast<std::byte*>(::operator new (n* column_bytes, std::align_val_t{64}));
-      capacity_ = n;
-    }
-    return data_;
-  }
+  std::byte* columns(std::size_t n) { return memory_.at_least(n * column_bytes); }
 
  private:
-  void release() {
-    if (data_) ::operator delete (data_, std::align_val_t{64});
-    data_ = nullptr;
-    capacity_ = 0;
-  }
-  std::byte* data_ = nullptr;
-  std::size_t capacity_ = 0;
+  grow_only_buffer<64> memory_;
 };
 
 // One scratch_buffer per stream slot, kept across runs; grows between runs only.

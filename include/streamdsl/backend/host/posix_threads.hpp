@@ -4,11 +4,28 @@
 // <chrono> along) and <functional> cost every translation unit that includes
 // the executor about half a second of g++ time; <pthread.h> costs nothing
 // measurable. Thread sanitizers intercept these calls like std::thread's.
+// No <unistd.h>: it declares read, write, pipe, sleep... in every file that
+// includes the executor, where a user's `constexpr auto pipe = ...` collides.
 #include <pthread.h>
+#if !defined(CPU_COUNT)  // no sched_getaffinity (not glibc): sysconf it is
+#include <unistd.h>
+#endif
 
 #include "../../diag/error.hpp"
 
 namespace streamdsl::host_detail {
+
+// Cores this process may run on (at least 1).
+inline unsigned available_cores() {
+#if defined(CPU_COUNT)  // glibc's <sched.h>, which <pthread.h> includes
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+#else
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
+  return n > 0 ? static_cast<unsigned>(n) : 1;
+}
 
 class mutex {
  public:
