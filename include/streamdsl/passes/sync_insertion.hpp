@@ -7,6 +7,7 @@
 // by every wait that needs the same point. O(statements x streams x reads).
 #include "../detail/dyn_array.hpp"
 #include "../ir/accesses.hpp"
+#include "../plan/plan_arrays.hpp"
 #include "lower_wait_stream.hpp"
 #include "races.hpp"
 
@@ -111,6 +112,16 @@ constexpr void insert_syncs(ir::program& p) {
                            : record_index[static_cast<std::size_t>(s.event)];
   }
   p.stmts = final_list;
+}
+
+// Growth bound (passes/schedule.hpp's bounds_of): before each assignment at
+// most one wait per other stream, each on a new event with its record.
+constexpr plan_sizes insert_syncs_bound(plan_sizes z, const ir::program& written) {
+  const auto waits = ir::count_statements(written, ir::stmt_kind::assign) * (z.streams - 1);
+  z.stmts += 2 * waits;
+  z.events += waits;
+  z.pool += synthetic_event_name_capacity * waits;
+  return z;
 }
 
 }  // namespace streamdsl::passes

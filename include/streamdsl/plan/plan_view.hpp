@@ -6,6 +6,7 @@
 #include "../detail/text.hpp"
 #include "../diag/error.hpp"
 #include "../ir/program_view.hpp"
+#include "plan_arrays.hpp"
 #include "plan_types.hpp"
 
 namespace streamdsl {
@@ -23,12 +24,9 @@ namespace detail {
 
 struct plan_view {
   ir::program_view ir;
-  detail::array_view<plan_op> ops;
-  detail::array_view<kernel_info> kernels;
-  detail::array_view<std::int32_t> kernel_stmts;
-  detail::array_view<std::int32_t> storage;
-  detail::array_view<slot_info> slots;
-  detail::array_view<ir::name_ref> notes;
+#define STREAMDSL_MEMBER(type, member) detail::array_view<type> member;
+  STREAMDSL_PLAN_ARRAYS(STREAMDSL_MEMBER)
+#undef STREAMDSL_MEMBER
   // The first error of a plan scheduled at run time (empty: the plan is
   // valid). A compile-time plan with an error does not compile at all.
   detail::string_view error{};
@@ -154,5 +152,17 @@ struct plan_view {
     return n;
   }
 };
+
+// The sizes of a plan's arrays.
+constexpr plan_sizes sizes_of(const plan_view& v) {
+  plan_sizes z;
+#define STREAMDSL_SIZE_IR(type, member) z.member = v.ir.member.size();
+#define STREAMDSL_SIZE(type, member) z.member = v.member.size();
+  STREAMDSL_PROGRAM_ARRAYS(STREAMDSL_SIZE_IR)
+  STREAMDSL_PLAN_ARRAYS(STREAMDSL_SIZE)
+#undef STREAMDSL_SIZE_IR
+#undef STREAMDSL_SIZE
+  return z;
+}
 
 }  // namespace streamdsl
