@@ -1,0 +1,55 @@
+#pragma once
+// Programs the plan tests share.
+#include <streamdsl/streamdsl.hpp>
+
+namespace plan_tests {
+
+// e is recorded twice on side; each wait on main binds to the latest record
+// before it, so the two waits wait for different records.
+constexpr auto rerecorded_body = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto a = p.output<float>("a");
+  auto b = p.output<float>("b");
+  auto c = p.output<float>("c");
+  auto d = p.output<float>("d");
+  auto side = p.stream("side");
+  auto e = p.event("e");
+  sd::with_stream(side, [&] {
+    a = x + 1;
+    e.record();
+  });
+  e.wait();
+  c = a * 2;
+  sd::with_stream(side, [&] {
+    b = x * 3;
+    e.record();
+  });
+  e.wait();
+  d = b * 2;
+};
+
+// A param, a wait_stream and a temp in a workspace slot (read by two kernels).
+constexpr auto scaled_body = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto alpha = p.param<float>("alpha");
+  auto t = p.temp<float>("t");
+  auto y = p.output<float>("y");
+  auto z = p.output<float>("z");
+  auto side = p.stream("side");
+  t = x * alpha;
+  side.wait_stream(p.main_stream());
+  sd::with_stream(side, [&] { y = t + 1; });
+  z = t * 2;
+};
+
+// A cross-stream race: an error under the default policy.
+constexpr auto racy_body = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  auto z = p.output<float>("z");
+  auto side = p.stream("side");
+  sd::with_stream(side, [&] { y = x + 1; });
+  z = y * 2;
+};
+
+}  // namespace plan_tests
