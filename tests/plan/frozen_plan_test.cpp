@@ -87,3 +87,17 @@ TEST_CASE("bounds_of holds every plan the passes make", "[plan][bounds]") {
   STATIC_REQUIRE(checked.stmts == written.stmts);
   STATIC_REQUIRE(!sd::fits_within(automatic, checked));
 }
+
+TEST_CASE("sd::automatic's bound grows with the conflicting pairs, not streams x statements",
+          "[plan][bounds]") {
+  // Each producer may need a wait for the one statement reading its output,
+  // the join one per producer: 12 waits (each with a new event and a record),
+  // where one wait per other stream before each of the 7 assignments is 42.
+  constexpr auto written = sd::sizes_of(sd::build_ir(plan_tests::join_body));
+  constexpr auto bound = sd::bounds_of(sd::build_ir(plan_tests::join_body), sd::automatic);
+  STATIC_REQUIRE(bound.events - written.events == 12);
+  STATIC_REQUIRE(bound.stmts - written.stmts == 24);
+  using join = decltype(sd::program<sd::automatic>(plan_tests::join_body));
+  STATIC_REQUIRE(sd::fits_within(join::sizes, bound));
+  STATIC_REQUIRE(join::plan().waits("main") == 6);
+}

@@ -52,4 +52,23 @@ constexpr auto racy_body = [](sd::builder& p) {
   z = y * 2;
 };
 
+// Six side streams each write an output, one statement on main joins them.
+constexpr auto join_body = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  auto o1 = p.output<float>("o1");
+  auto o2 = p.output<float>("o2");
+  auto o3 = p.output<float>("o3");
+  auto o4 = p.output<float>("o4");
+  auto o5 = p.output<float>("o5");
+  auto o6 = p.output<float>("o6");
+  sd::with_stream(p.stream("s1"), [&] { o1 = x + 1; });
+  sd::with_stream(p.stream("s2"), [&] { o2 = x + 2; });
+  sd::with_stream(p.stream("s3"), [&] { o3 = x + 3; });
+  sd::with_stream(p.stream("s4"), [&] { o4 = x + 4; });
+  sd::with_stream(p.stream("s5"), [&] { o5 = x + 5; });
+  sd::with_stream(p.stream("s6"), [&] { o6 = x + 6; });
+  y = o1 + o2 + o3 + o4 + o5 + o6;
+};
+
 }  // namespace plan_tests
