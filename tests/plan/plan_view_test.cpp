@@ -22,19 +22,7 @@ TEST_CASE("each wait names the record it binds to", "[plan]") {
 }
 
 TEST_CASE("an event recorded once is not numbered", "[plan]") {
-  constexpr auto seed = sd::program([](sd::builder& p) {
-    auto x = p.input<float>("x");
-    auto y = p.output<float>("y");
-    auto z = p.output<float>("z");
-    auto side = p.stream("side");
-    auto e = p.event("e");
-    sd::with_stream(side, [&] {
-      y = x + 1;
-      e.record();
-    });
-    e.wait();
-    z = y * 2;
-  });
+  constexpr auto seed = sd::program(plan_tests::seed_body);
   STATIC_REQUIRE(seed.plan().sequence("side").view() == "k0, record e");
   STATIC_REQUIRE(seed.plan().sequence("main").view() == "wait e, k1");
   STATIC_REQUIRE(seed.plan().wait_binds_to("main", 0).view() == "record e on side");

@@ -4,6 +4,21 @@
 
 namespace plan_tests {
 
+// The README's seed: y on side, then e recorded there and waited on main.
+constexpr auto seed_body = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  auto z = p.output<float>("z");
+  auto side = p.stream("side");
+  auto e = p.event("e");
+  sd::with_stream(side, [&] {
+    y = x + 1;
+    e.record();
+  });
+  e.wait();
+  z = y * 2;
+};
+
 // e is recorded twice on side; each wait on main binds to the latest record
 // before it, so the two waits wait for different records.
 constexpr auto rerecorded_body = [](sd::builder& p) {
