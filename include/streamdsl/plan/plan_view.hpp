@@ -147,13 +147,14 @@ struct plan_view {
   }
 
   // --- which record a wait binds to, and one stream's sequence -------------
+  // (for tests and printing, never hot: cold, as the dump is)
   // Per op, the number that tells the records of one event apart: for the
   // k-th record of an event recorded more than once, k (from 1, in issue
   // order, which is program order); for a wait, the number of the record it
   // waits for; 0 for kernels, edges and the records and waits of an event
   // recorded once (nothing to tell apart). The dump prints "record e#2" and
   // "wait e#2" with it.
-  constexpr detail::dyn_array<std::int32_t> record_numbers() const {
+  [[gnu::cold]] constexpr detail::dyn_array<std::int32_t> record_numbers() const {
     detail::dyn_array<std::int32_t> number(ops.size(), 0);
     detail::dyn_array<std::int32_t> records_of_event(ir.events.size(), 0);
     for (std::size_t i = 0; i < ops.size(); ++i)
@@ -170,14 +171,14 @@ struct plan_view {
   }
   // A record or wait as the sequence and the dump name it: "record e",
   // "wait e#2" (`number` from record_numbers()).
-  constexpr void name_sync(const plan_op& op, std::int32_t number, detail::text& t) const {
+  [[gnu::cold]] constexpr void name_sync(const plan_op& op, std::int32_t number, detail::text& t) const {
     t << (op.kind == op_kind::record ? "record " : "wait ") << ir.event_name(op.event);
     if (number > 0) t << '#' << number;
   }
   // The kernels, records and waits of one stream in issue order, entry and
   // exit edges left out (as records() and waits() leave them out), e.g.
   // "wait e#1, k1, wait e#2, k2". Compare with .view() == "...".
-  constexpr detail::text sequence(detail::string_view stream) const {
+  [[gnu::cold]] constexpr detail::text sequence(detail::string_view stream) const {
     const auto s = known_stream(stream);
     const auto number = record_numbers();
     detail::text t;
@@ -194,7 +195,7 @@ struct plan_view {
   }
   // The record the n-th wait on `stream` (from 0, edges left out) waits for,
   // e.g. "record e#2 on side".
-  constexpr detail::text wait_binds_to(detail::string_view stream, std::size_t n) const {
+  [[gnu::cold]] constexpr detail::text wait_binds_to(detail::string_view stream, std::size_t n) const {
     const auto s = known_stream(stream);
     const auto number = record_numbers();
     std::size_t seen = 0;

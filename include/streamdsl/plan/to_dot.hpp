@@ -8,7 +8,7 @@
 namespace streamdsl {
 
 namespace detail {
-constexpr void dot_escape(text& t, detail::string_view s) {
+[[gnu::cold]] constexpr void dot_escape(text& t, detail::string_view s) {
   for (char c : s) {
     if (c == '"' || c == '\\') t << '\\';
     if (c == '\n')
@@ -19,7 +19,7 @@ constexpr void dot_escape(text& t, detail::string_view s) {
 }
 }  // namespace detail
 
-constexpr detail::text dump_dot(const plan_view& p) {
+[[gnu::cold]] constexpr detail::text dump_dot(const plan_view& p) {
   detail::text t;
   const auto& v = p.ir;
   const auto numbers = p.record_numbers();

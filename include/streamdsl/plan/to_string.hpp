@@ -1,6 +1,9 @@
 #pragma once
 // The plan as text, one block per stream in issue order: what the compiler
-// made of the program (like TORCH_LOGS=output_code).
+// made of the program (like TORCH_LOGS=output_code). Printing is never hot:
+// [[gnu::cold]] keeps g++ from inlining and optimising every append of the
+// dump into the caller (a quarter of the compile time of a unit that prints
+// a 50-statement plan).
 
 #include "../detail/text.hpp"
 #include "../ir/render.hpp"
@@ -11,7 +14,8 @@ namespace streamdsl {
 namespace detail {
 
 // `number`: the op's entry of p.record_numbers() (0: the event is recorded once).
-constexpr void render_sync(const plan_view& p, const plan_op& op, std::int32_t number, text& t) {
+[[gnu::cold]] constexpr void render_sync(const plan_view& p, const plan_op& op, std::int32_t number,
+                                         text& t) {
   const auto& v = p.ir;
   if (op.role == sync_role::entry) {
     t << (op.kind == op_kind::record ? "record entry" : "wait main (entry edge)");
@@ -39,7 +43,7 @@ constexpr void render_sync(const plan_view& p, const plan_op& op, std::int32_t n
   }
 }
 
-constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t) {
+[[gnu::cold]] constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t) {
   const auto& info = p.kernels[static_cast<std::size_t>(k)];
   t << "kernel k" << k << " over " << p.ir.domain_name(info.domain) << " {\n";
   for (auto i : p.kernel_statements(static_cast<std::size_t>(k))) {
@@ -60,7 +64,7 @@ constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t) {
 }  // namespace detail
 
 // Constexpr, so tests can check a dump with static_assert.
-constexpr detail::text dump(const plan_view& p) {
+[[gnu::cold]] constexpr detail::text dump(const plan_view& p) {
   detail::text t;
   const auto& v = p.ir;
   t << "// streamdsl plan: " << p.kernel_count() << (p.kernel_count() == 1 ? " kernel, " : " kernels, ")
