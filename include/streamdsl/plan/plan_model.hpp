@@ -14,7 +14,7 @@ namespace streamdsl {
 
 // Characters of one note of a plan (what a pass removed or moved, and why).
 // Bounded so that a plan's size can be bounded before the passes run
-// (plan/frozen_plan.hpp): a note quoting many moved statements is cut at a
+// (notes_bound below, bounds_of in passes/schedule.hpp): a note quoting many moved statements is cut at a
 // word boundary and marked " [...]".
 inline constexpr std::size_t note_capacity = 320;
 
