@@ -27,6 +27,8 @@ constexpr auto seed = sd::program([](sd::builder& p) {
 static_assert(seed.plan().kernel_count() == 2);
 static_assert(seed.plan().records("side") == 1);
 static_assert(seed.plan().waits("main") == 1);
+static_assert(seed.plan().sequence("main").view() == "wait e, k1");
+static_assert(seed.plan().wait_binds_to("main", 0).view() == "record e on side");
 // END SNIPPET
 
 // SNIPPET: automatic

@@ -118,7 +118,7 @@ void check_schedule(tally& t, const rt::generated_program& g, sd::options o) {
   const std::string label = "schedule under " + rt::describe(o) + ": ";
   // sd::program freezes the passes' result into arrays sized by these bounds.
   if (!sd::fits_within(sd::sizes_of(m), sd::bounds_of(g.user, o)))
-    return fail(t, g, label + "the plan outgrows plan_bounds (plan/frozen_plan.hpp)", &m);
+    return fail(t, g, label + "the plan outgrows bounds_of (passes/schedule.hpp)", &m);
   if (o.sync == sd::sync_policy::checked && g.racy) {
     if (m.ir.ok() || m.ir.errors[0].kind != sd::diag::error_kind::race)
       fail(t, g, label + "a racy program was not rejected with a race error");

@@ -7,6 +7,7 @@
 #include "../diag/error_kind.hpp"
 #include "entities.hpp"
 #include "expr_node.hpp"
+#include "program_arrays.hpp"
 #include "statement.hpp"
 
 namespace streamdsl::ir {
@@ -17,15 +18,9 @@ struct error_record {
 };
 
 struct program {
-  detail::dyn_array<char> pool;
-  detail::dyn_array<buffer_info> buffers;
-  detail::dyn_array<param_info> params;
-  detail::dyn_array<stream_info> streams;
-  detail::dyn_array<event_info> events;
-  detail::dyn_array<domain_info> domains;
-  detail::dyn_array<expr_node> nodes;
-  detail::dyn_array<statement> stmts;
-  detail::dyn_array<std::int32_t> reads;  // read sets of the assign statements (statement::reads_first)
+#define STREAMDSL_MEMBER(type, member) detail::dyn_array<type> member;
+  STREAMDSL_PROGRAM_ARRAYS(STREAMDSL_MEMBER)
+#undef STREAMDSL_MEMBER
   detail::dyn_array<error_record> errors;
 
   constexpr name_ref intern(detail::string_view s) {
@@ -41,5 +36,12 @@ struct program {
   }
   constexpr bool ok() const { return errors.empty(); }
 };
+
+// How many statements of kind k a program holds.
+constexpr std::size_t count_statements(const program& p, stmt_kind k) {
+  std::size_t n = 0;
+  for (const auto& s : p.stmts) n += s.kind == k ? 1 : 0;
+  return n;
+}
 
 }  // namespace streamdsl::ir

@@ -9,15 +9,9 @@
 namespace streamdsl::ir {
 
 struct program_view {
-  detail::array_view<char> pool;
-  detail::array_view<buffer_info> buffers;
-  detail::array_view<param_info> params;
-  detail::array_view<stream_info> streams;
-  detail::array_view<event_info> events;
-  detail::array_view<domain_info> domains;
-  detail::array_view<expr_node> nodes;
-  detail::array_view<statement> stmts;
-  detail::array_view<std::int32_t> reads;
+#define STREAMDSL_MEMBER(type, member) detail::array_view<type> member;
+  STREAMDSL_PROGRAM_ARRAYS(STREAMDSL_MEMBER)
+#undef STREAMDSL_MEMBER
 
   constexpr detail::string_view name(name_ref r) const {
     return {pool.data() + r.offset, static_cast<std::size_t>(r.length)};
@@ -31,7 +25,11 @@ struct program_view {
 };
 
 constexpr program_view view_of(const program& p) {
-  return {p.pool, p.buffers, p.params, p.streams, p.events, p.domains, p.nodes, p.stmts, p.reads};
+  program_view v;
+#define STREAMDSL_VIEW(type, member) v.member = p.member;
+  STREAMDSL_PROGRAM_ARRAYS(STREAMDSL_VIEW)
+#undef STREAMDSL_VIEW
+  return v;
 }
 
 }  // namespace streamdsl::ir

@@ -8,6 +8,7 @@
 // is issued where its run ends, so everything it depends on is issued first.
 #include "../detail/dyn_array.hpp"
 #include "../ir/program_view.hpp"
+#include "../plan/plan_arrays.hpp"
 #include "../plan/plan_types.hpp"
 
 namespace streamdsl::passes {
@@ -65,6 +66,15 @@ constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true
     close(next, n);
   }
   return out;
+}
+
+// Growth bound (passes/schedule.hpp's bounds_of): each assignment is in one
+// kernel, so at most one kernel per assignment.
+constexpr plan_sizes fuse_runs_bound(plan_sizes z, const ir::program& written) {
+  const auto assigns = ir::count_statements(written, ir::stmt_kind::assign);
+  z.kernels = assigns;
+  z.kernel_stmts = assigns;
+  return z;
 }
 
 }  // namespace streamdsl::passes

@@ -69,4 +69,13 @@ constexpr void lower_to_ops(plan_model& m, const kernel_partition& parts) {
   }
 }
 
+// Growth bound (passes/schedule.hpp's bounds_of): an op per kernel and per
+// sync statement (kernels are at most the assignments, so at most one per
+// statement), and the entry and exit edges: one record on main and a wait
+// per side stream, a record and a wait per side stream.
+constexpr plan_sizes lower_to_ops_bound(plan_sizes z) {
+  z.ops = z.stmts + 1 + 3 * z.streams;
+  return z;
+}
+
 }  // namespace streamdsl::passes

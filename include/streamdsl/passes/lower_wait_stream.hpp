@@ -3,6 +3,7 @@
 // program order (what torch and CUDA do), so later passes see only events.
 #include "../detail/text.hpp"
 #include "../ir/program.hpp"
+#include "../plan/plan_arrays.hpp"
 
 namespace streamdsl::passes {
 
@@ -38,6 +39,18 @@ constexpr void lower_wait_stream(ir::program& p) {
     out.push_back(s);
   }
   p.stmts = out;
+}
+
+// Growth bound (passes/schedule.hpp's bounds_of): each wait_stream becomes a
+// record and a wait (one statement more) on a new event, whose name
+// add_synthetic_event interns into the pool.
+inline constexpr std::size_t synthetic_event_name_capacity = 32;  // "wait_stream." and 20 digits
+constexpr plan_sizes lower_wait_stream_bound(plan_sizes z, const ir::program& written) {
+  const auto n = ir::count_statements(written, ir::stmt_kind::wait_stream);
+  z.stmts += n;
+  z.events += n;
+  z.pool += synthetic_event_name_capacity * n;
+  return z;
 }
 
 }  // namespace streamdsl::passes

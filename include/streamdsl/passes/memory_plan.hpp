@@ -106,4 +106,12 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
   }
 }
 
+// Growth bound (passes/schedule.hpp's bounds_of): a storage entry per
+// buffer, at most a slot per buffer (per temp).
+constexpr plan_sizes plan_memory_bound(plan_sizes z) {
+  z.storage = z.buffers;
+  z.slots = z.buffers;
+  return z;
+}
+
 }  // namespace streamdsl::passes

@@ -281,4 +281,8 @@ constexpr void place_work(plan_model& m, options o) {
   drop_unneeded_waits(m, emptied);
 }
 
+// Growth bound (passes/schedule.hpp's bounds_of): moves and drops
+// statements, adds none; its notes are counted by notes_bound (plan_model.hpp).
+constexpr plan_sizes place_work_bound(plan_sizes z) { return z; }
+
 }  // namespace streamdsl::passes

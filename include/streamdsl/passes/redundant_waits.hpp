@@ -91,4 +91,8 @@ constexpr void remove_redundant_waits(plan_model& m) {
   erase_statements(p, drop);
 }
 
+// Growth bound (passes/schedule.hpp's bounds_of): drops statements, adds
+// none; its notes are counted by notes_bound (plan_model.hpp).
+constexpr plan_sizes remove_redundant_waits_bound(plan_sizes z) { return z; }
+
 }  // namespace streamdsl::passes

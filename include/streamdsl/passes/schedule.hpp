@@ -37,3 +37,21 @@ constexpr plan_model schedule(ir::program p, options o) {
 }
 
 }  // namespace streamdsl::passes
+
+namespace streamdsl {
+
+// Upper bounds of every array of the plan schedule(p, o) makes: the sizes of
+// program `p` as written, grown by each pass's own bound in pipeline order.
+constexpr plan_sizes bounds_of(const ir::program& p, options o) {
+  auto z = sizes_of(p);
+  z = passes::lower_wait_stream_bound(z, p);
+  if (o.sync == sync_policy::automatic) z = passes::insert_syncs_bound(z, p);
+  z = passes::place_work_bound(z);
+  z = passes::remove_redundant_waits_bound(z);
+  z = passes::fuse_runs_bound(z, p);
+  z = passes::plan_memory_bound(z);
+  z = passes::lower_to_ops_bound(z);
+  return notes_bound(z);
+}
+
+}  // namespace streamdsl

@@ -7,6 +7,7 @@
 // by every wait that needs the same point. O(statements x streams x reads).
 #include "../detail/dyn_array.hpp"
 #include "../ir/accesses.hpp"
+#include "../plan/plan_arrays.hpp"
 #include "lower_wait_stream.hpp"
 #include "races.hpp"
 
@@ -111,6 +112,38 @@ constexpr void insert_syncs(ir::program& p) {
                            : record_index[static_cast<std::size_t>(s.event)];
   }
   p.stmts = final_list;
+}
+
+// Growth bound (passes/schedule.hpp's bounds_of): a wait before assignment
+// s for stream t needs an assignment on t that touches what s writes or
+// writes what s reads, so s gets at most as many waits as there are such
+// assignments, and at most one per other stream; each wait is on a new event
+// with its record. Counting the assignments per buffer keeps this linear
+// where "one wait per other stream before each assignment" is quadratic (N
+// streams joined by one statement: 3N waits at most, not N^2).
+constexpr plan_sizes insert_syncs_bound(plan_sizes z, const ir::program& written) {
+  const auto v = ir::view_of(written);
+  detail::dyn_array<std::size_t> touching(v.buffers.size(),
+                                          0);  // per buffer: assignments reading or writing it
+  detail::dyn_array<std::size_t> writing(v.buffers.size(), 0);
+  for (const auto& s : v.stmts) {
+    if (s.kind != ir::stmt_kind::assign) continue;
+    for (auto b : ir::reads_of(v, s)) ++touching[static_cast<std::size_t>(b)];
+    ++touching[static_cast<std::size_t>(s.target)];
+    ++writing[static_cast<std::size_t>(s.target)];
+  }
+  const auto other_streams = z.streams - 1;
+  std::size_t waits = 0;
+  for (const auto& s : v.stmts) {
+    if (s.kind != ir::stmt_kind::assign) continue;
+    auto n = touching[static_cast<std::size_t>(s.target)] - 1;  // s itself is not on another stream
+    for (auto b : ir::reads_of(v, s)) n += writing[static_cast<std::size_t>(b)];
+    waits += n < other_streams ? n : other_streams;
+  }
+  z.stmts += 2 * waits;
+  z.events += waits;
+  z.pool += synthetic_event_name_capacity * waits;
+  return z;
 }
 
 }  // namespace streamdsl::passes

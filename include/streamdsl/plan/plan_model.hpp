@@ -6,6 +6,7 @@
 #include "../diag/message.hpp"
 #include "../ir/program.hpp"
 #include "../ir/program_view.hpp"
+#include "plan_arrays.hpp"
 #include "plan_types.hpp"
 #include "plan_view.hpp"
 
@@ -13,18 +14,15 @@ namespace streamdsl {
 
 // Characters of one note of a plan (what a pass removed or moved, and why).
 // Bounded so that a plan's size can be bounded before the passes run
-// (plan/frozen_plan.hpp): a note quoting many moved statements is cut at a
+// (notes_bound below, bounds_of in passes/schedule.hpp): a note quoting many moved statements is cut at a
 // word boundary and marked " [...]".
 inline constexpr std::size_t note_capacity = 320;
 
 struct plan_model {
   ir::program ir;  // statements after the passes (syncs inserted, moved work)
-  detail::dyn_array<plan_op> ops;
-  detail::dyn_array<kernel_info> kernels;
-  detail::dyn_array<std::int32_t> kernel_stmts;  // statement indices, kernel by kernel
-  detail::dyn_array<std::int32_t> storage;       // per buffer: storage_bound, storage_register or a slot
-  detail::dyn_array<slot_info> slots;
-  detail::dyn_array<ir::name_ref> notes;  // what the passes removed or moved, and why
+#define STREAMDSL_MEMBER(type, member) detail::dyn_array<type> member;
+  STREAMDSL_PLAN_ARRAYS(STREAMDSL_MEMBER)
+#undef STREAMDSL_MEMBER
   // Notes wait here until the passes are done: interning them at once would
   // grow the name pool under the views the passes hold.
   detail::dyn_array<detail::text> pending_notes;
@@ -48,10 +46,29 @@ struct plan_model {
 // A view of a plan built at run time (the passes are constexpr, not consteval:
 // tests and the random-program tester schedule programs while running).
 constexpr plan_view view_of(const plan_model& m) {
-  return {ir::view_of(m.ir), m.ops,
-          m.kernels,         m.kernel_stmts,
-          m.storage,         m.slots,
-          m.notes,           m.ir.ok() ? detail::string_view{} : m.ir.errors.front().message.view()};
+  plan_view v;
+  v.ir = ir::view_of(m.ir);
+#define STREAMDSL_VIEW(type, member) v.member = m.member;
+  STREAMDSL_PLAN_ARRAYS(STREAMDSL_VIEW)
+#undef STREAMDSL_VIEW
+  v.error = m.ir.ok() ? detail::string_view{} : m.ir.errors.front().message.view();
+  return v;
+}
+
+constexpr plan_sizes sizes_of(const plan_model& m) { return sizes_of(view_of(m)); }
+
+// How much the notes may add to a plan of bounds `z` (the statements' bound
+// once every pass that adds statements has run). Each note is about a
+// statement a pass removes (each removed once, whichever pass removes it) or
+// a move (a move empties a kernel: at most one per assign), so there are at
+// most as many notes as statements, plus placement's one note about the whole
+// plan (sd::as_written), each at most note_capacity characters,
+// interned into the name pool.
+constexpr plan_sizes notes_bound(plan_sizes z) {
+  // One note per statement, and one about the whole plan (sd::as_written's).
+  z.notes += z.stmts + 1;
+  z.pool += note_capacity * (z.stmts + 1);
+  return z;
 }
 
 }  // namespace streamdsl

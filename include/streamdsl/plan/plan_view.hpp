@@ -6,6 +6,7 @@
 #include "../detail/text.hpp"
 #include "../diag/error.hpp"
 #include "../ir/program_view.hpp"
+#include "plan_arrays.hpp"
 #include "plan_types.hpp"
 #include "workspace_layout.hpp"
 
@@ -20,16 +21,19 @@ namespace detail {
 [[noreturn]] inline void plan_query_names_no_such_buffer(detail::string_view name) {
   throw plan_error((text() << "streamdsl: plan query names no buffer of the plan: '" << name << "'").view());
 }
+[[noreturn]] inline void plan_query_names_no_such_wait(detail::string_view stream, std::size_t n,
+                                                       std::size_t waits) {
+  throw plan_error((text() << "streamdsl: plan query asks for wait " << n << " on stream '" << stream
+                           << "', which has " << waits << " waits (counted from 0, edges left out)")
+                       .view());
+}
 }  // namespace detail
 
 struct plan_view {
   ir::program_view ir;
-  detail::array_view<plan_op> ops;
-  detail::array_view<kernel_info> kernels;
-  detail::array_view<std::int32_t> kernel_stmts;
-  detail::array_view<std::int32_t> storage;
-  detail::array_view<slot_info> slots;
-  detail::array_view<ir::name_ref> notes;
+#define STREAMDSL_MEMBER(type, member) detail::array_view<type> member;
+  STREAMDSL_PLAN_ARRAYS(STREAMDSL_MEMBER)
+#undef STREAMDSL_MEMBER
   // The first error of a plan scheduled at run time (empty: the plan is
   // valid). A compile-time plan with an error does not compile at all.
   detail::string_view error{};
@@ -139,6 +143,70 @@ struct plan_view {
     return false;
   }
 
+  // --- which record a wait binds to, and one stream's sequence -------------
+  // (for tests and printing, never hot: cold, as the dump is)
+  // Per op, the number that tells the records of one event apart: for the
+  // k-th record of an event recorded more than once, k (from 1, in issue
+  // order, which is program order); for a wait, the number of the record it
+  // waits for; 0 for kernels, edges and the records and waits of an event
+  // recorded once (nothing to tell apart). The dump prints "record e#2" and
+  // "wait e#2" with it.
+  [[gnu::cold]] constexpr detail::dyn_array<std::int32_t> record_numbers() const {
+    detail::dyn_array<std::int32_t> number(ops.size(), 0);
+    detail::dyn_array<std::int32_t> records_of_event(ir.events.size(), 0);
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (ops[i].kind == op_kind::record && !is_edge(ops[i]))
+        number[i] = ++records_of_event[static_cast<std::size_t>(ops[i].event)];
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].kind == op_kind::record && !is_edge(ops[i]) &&
+          records_of_event[static_cast<std::size_t>(ops[i].event)] == 1)
+        number[i] = 0;
+      if (ops[i].kind == op_kind::wait && !is_edge(ops[i]))
+        number[i] = number[static_cast<std::size_t>(ops[i].waits_for)];
+    }
+    return number;
+  }
+  // A record or wait as the sequence and the dump name it: "record e",
+  // "wait e#2" (`number` from record_numbers()).
+  [[gnu::cold]] constexpr void name_sync(const plan_op& op, std::int32_t number, detail::text& t) const {
+    t << (op.kind == op_kind::record ? "record " : "wait ") << ir.event_name(op.event);
+    if (number > 0) t << '#' << number;
+  }
+  // The kernels, records and waits of one stream in issue order, entry and
+  // exit edges left out (as records() and waits() leave them out), e.g.
+  // "wait e#1, k1, wait e#2, k2". Compare with .view() == "...".
+  [[gnu::cold]] constexpr detail::text sequence(detail::string_view stream) const {
+    const auto s = known_stream(stream);
+    const auto number = record_numbers();
+    detail::text t;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const auto& op = ops[i];
+      if (op.stream != s || is_edge(op)) continue;
+      if (t.size() > 0) t << ", ";
+      if (op.kind == op_kind::kernel)
+        t << 'k' << op.kernel;
+      else
+        name_sync(op, number[i], t);
+    }
+    return t;
+  }
+  // The record the n-th wait on `stream` (from 0, edges left out) waits for,
+  // e.g. "record e#2 on side".
+  [[gnu::cold]] constexpr detail::text wait_binds_to(detail::string_view stream, std::size_t n) const {
+    const auto s = known_stream(stream);
+    const auto number = record_numbers();
+    std::size_t seen = 0;
+    for (const auto& op : ops) {
+      if (op.kind != op_kind::wait || op.stream != s || is_edge(op) || seen++ != n) continue;
+      const auto r = static_cast<std::size_t>(op.waits_for);
+      detail::text t;
+      name_sync(ops[r], number[r], t);
+      t << " on " << ir.stream_name(ops[r].stream);
+      return t;
+    }
+    detail::plan_query_names_no_such_wait(stream, n, seen);
+  }
+
   static constexpr bool is_edge(const plan_op& op) {
     return op.role == sync_role::entry || op.role == sync_role::exit;
   }
@@ -151,5 +219,17 @@ struct plan_view {
     return n;
   }
 };
+
+// The sizes of a plan's arrays.
+constexpr plan_sizes sizes_of(const plan_view& v) {
+  plan_sizes z;
+#define STREAMDSL_SIZE_IR(type, member) z.member = v.ir.member.size();
+#define STREAMDSL_SIZE(type, member) z.member = v.member.size();
+  STREAMDSL_PROGRAM_ARRAYS(STREAMDSL_SIZE_IR)
+  STREAMDSL_PLAN_ARRAYS(STREAMDSL_SIZE)
+#undef STREAMDSL_SIZE_IR
+#undef STREAMDSL_SIZE
+  return z;
+}
 
 }  // namespace streamdsl

@@ -8,7 +8,7 @@
 namespace streamdsl {
 
 namespace detail {
-constexpr void dot_escape(text& t, detail::string_view s) {
+[[gnu::cold]] constexpr void dot_escape(text& t, detail::string_view s) {
   for (char c : s) {
     if (c == '"' || c == '\\') t << '\\';
     if (c == '\n')
@@ -19,9 +19,10 @@ constexpr void dot_escape(text& t, detail::string_view s) {
 }
 }  // namespace detail
 
-constexpr detail::text dump_dot(const plan_view& p) {
+[[gnu::cold]] constexpr detail::text dump_dot(const plan_view& p) {
   detail::text t;
   const auto& v = p.ir;
+  const auto numbers = p.record_numbers();
   t << "digraph streamdsl {\n  node [shape=box, fontname=\"monospace\"];\n";
   for (std::int32_t s = 0; s < static_cast<std::int32_t>(v.streams.size()); ++s) {
     t << "  subgraph cluster_" << s << " {\n    label=\"stream " << v.stream_name(s) << "\";\n";
@@ -33,7 +34,7 @@ constexpr detail::text dump_dot(const plan_view& p) {
       if (op.kind == op_kind::kernel) {
         detail::render_kernel(p, op.kernel, label);
       } else {
-        detail::render_sync(p, op, label);
+        detail::render_sync(p, op, numbers[static_cast<std::size_t>(i)], label);
       }
       t << "    op" << i << " [label=\"";
       detail::dot_escape(t, label.view());

@@ -1,6 +1,9 @@
 #pragma once
 // The plan as text, one block per stream in issue order: what the compiler
-// made of the program (like TORCH_LOGS=output_code).
+// made of the program (like TORCH_LOGS=output_code). Printing is never hot:
+// [[gnu::cold]] keeps g++ from inlining and optimising every append of the
+// dump into the caller (a quarter of the compile time of a unit that prints
+// a 50-statement plan).
 
 #include "../detail/text.hpp"
 #include "../ir/render.hpp"
@@ -10,7 +13,9 @@ namespace streamdsl {
 
 namespace detail {
 
-constexpr void render_sync(const plan_view& p, const plan_op& op, text& t) {
+// `number`: the op's entry of p.record_numbers() (0: the event is recorded once).
+[[gnu::cold]] constexpr void render_sync(const plan_view& p, const plan_op& op, std::int32_t number,
+                                         text& t) {
   const auto& v = p.ir;
   if (op.role == sync_role::entry) {
     t << (op.kind == op_kind::record ? "record entry" : "wait main (entry edge)");
@@ -23,7 +28,7 @@ constexpr void render_sync(const plan_view& p, const plan_op& op, text& t) {
       t << "wait " << v.stream_name(p.ops[static_cast<std::size_t>(op.waits_for)].stream) << " (exit edge)";
     return;
   }
-  t << (op.kind == op_kind::record ? "record " : "wait ") << v.event_name(op.event);
+  p.name_sync(op, number, t);
   if (op.kind == op_kind::wait) {
     const auto& rec = p.ops[static_cast<std::size_t>(op.waits_for)];
     t << " (recorded on " << v.stream_name(rec.stream) << ')';
@@ -38,7 +43,7 @@ constexpr void render_sync(const plan_view& p, const plan_op& op, text& t) {
   }
 }
 
-constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t) {
+[[gnu::cold]] constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t) {
   const auto& info = p.kernels[static_cast<std::size_t>(k)];
   t << "kernel k" << k << " over " << p.ir.domain_name(info.domain) << " {\n";
   for (auto i : p.kernel_statements(static_cast<std::size_t>(k))) {
@@ -59,24 +64,26 @@ constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t) {
 }  // namespace detail
 
 // Constexpr, so tests can check a dump with static_assert.
-constexpr detail::text dump(const plan_view& p) {
+[[gnu::cold]] constexpr detail::text dump(const plan_view& p) {
   detail::text t;
   const auto& v = p.ir;
   t << "// streamdsl plan: " << p.kernel_count() << (p.kernel_count() == 1 ? " kernel, " : " kernels, ")
     << p.sync_count() << " syncs, " << v.streams.size() << (v.streams.size() == 1 ? " stream" : " streams")
     << ", " << p.slot_count() << " workspace slots\n";
+  const auto numbers = p.record_numbers();
   for (std::int32_t s = 0; s < static_cast<std::int32_t>(v.streams.size()); ++s) {
     bool any = false;
     for (const auto& op : p.ops) any = any || op.stream == s;
     if (!any) continue;
     t << "stream " << v.stream_name(s) << ":\n";
-    for (const auto& op : p.ops) {
+    for (std::size_t i = 0; i < p.ops.size(); ++i) {
+      const auto& op = p.ops[i];
       if (op.stream != s) continue;
       t.indent(4);
       if (op.kind == op_kind::kernel)
         detail::render_kernel(p, op.kernel, t);
       else
-        detail::render_sync(p, op, t);
+        detail::render_sync(p, op, numbers[i], t);
       t << '\n';
     }
   }
@@ -94,6 +101,11 @@ constexpr detail::text dump(const plan_view& p) {
     else if (where >= 0)
       t << "  // workspace slot " << where;
     t << '\n';
+  }
+  if (!v.params.empty()) {
+    t << "params:\n";
+    for (const auto& q : v.params)
+      t.indent(4) << "param " << name_of(q.type) << ' ' << v.name(q.name) << '\n';
   }
   if (!p.notes.empty()) {
     t << "notes:\n";
