@@ -147,32 +147,31 @@ class builder_state {
 
   // Arithmetic, min/max, comparisons and logical operators.
   constexpr operand binary(ir::op code, operand a, operand b) {
-    const typed joined = combine(a.type, b.type);
-    const bool logical = code == ir::op::logical_and || code == ir::op::logical_or;
-    const bool compare = code >= ir::op::lt && code <= ir::op::ne;
+    const ir::node_types types = ir::types_of(code, a.type, b.type);
+    const auto operands = ir::info(code).operands;
     ir::expr_node n{};
     n.code = code;
-    n.compute = joined.type;
-    n.type = (logical || compare) ? dtype::boolean : joined.type;
+    n.compute = types.compute;
+    n.type = types.result.type;
     n.a = a.node;
     n.b = b.node;
     n.domain = join_domain(a.node, b.node);
-    operand r{push(n), {n.type, joined.power}};
+    operand r{push(n), types.result};
     if (!compatible(a.type.type, b.type.type)) {
       text t;
       t << "mixes " << name_of(a.type.type) << " and " << name_of(b.type.type)
         << ", which cannot represent each other; convert one side first, e.g. ";
       spell_fix(t, "sd::cast<float>(", a.node, ")");
       expression_error(diag::error_kind::incompatible_types, r.node, t);
-    } else if (logical && (a.type.type != dtype::boolean || b.type.type != dtype::boolean)) {
+    } else if (operands == ir::operand_rule::boolean &&
+               (a.type.type != dtype::boolean || b.type.type != dtype::boolean)) {
       const auto bad = a.type.type != dtype::boolean ? a : b;
       text t;
       t << "applies " << ir::spelling(code) << " to " << a_type(bad.type.type).view() << " operand, and "
         << ir::spelling(code) << " needs bool operands; compare first, e.g. ";
       spell_fix(t, "(", bad.node, " != 0)");
       expression_error(diag::error_kind::logical_operator_needs_bool, r.node, t);
-    } else if (!logical && !compare && code != ir::op::min && code != ir::op::max &&
-               joined.type == dtype::boolean) {
+    } else if (operands == ir::operand_rule::numeric && types.compute == dtype::boolean) {
       text t;
       t << "applies " << ir::spelling(code)
         << " to bool operands; use && or || for logic, or cast to a number first, e.g. ";
@@ -184,25 +183,19 @@ class builder_state {
 
   constexpr operand where(operand c, operand a, operand b) {
     // A literal branch adopts the other branch's type when that loses nothing.
-    dtype ta = a.type.type, tb = b.type.type;
-    if (a.type.power == strength::literal && b.type.power != strength::literal &&
-        category_of(ta) <= category_of(tb))
-      ta = tb;
-    if (b.type.power == strength::literal && a.type.power != strength::literal &&
-        category_of(tb) <= category_of(ta))
-      tb = ta;
-    if (a.type.power == strength::literal && b.type.power == strength::literal) ta = tb = promote(ta, tb);
+    const auto [ta, tb] = ir::where_branches(a.type, b.type);
+    const ir::node_types types = ir::types_of(ir::op::where, c.type, a.type, b.type);
     ir::expr_node n{};
     n.code = ir::op::where;
-    n.type = n.compute = ta;
+    n.type = types.result.type;
+    n.compute = types.compute;
     n.a = c.node;
     n.b = a.node;
     n.c = b.node;
     // join_domain takes nodes: join c with whichever branch carries the branches' domain.
     const auto branches = join_domain(a.node, b.node);
     n.domain = join_domain(c.node, ir.nodes[a.node].domain == branches ? a.node : b.node);
-    const auto power = a.type.power > b.type.power ? a.type.power : b.type.power;
-    operand r{push(n), {ta, power > c.type.power ? power : c.type.power}};
+    operand r{push(n), types.result};
     if (c.type.type != dtype::boolean) {
       text t;
       t << "has " << a_type(c.type.type).view()
