@@ -19,17 +19,29 @@ constexpr bool rows_in_enum_order() {
   return ir::op_table[ir::op_count - 1].code == ir::op::where;  // the last enumerator has the last row
 }
 
+// The operands each kind of op evaluates.
+constexpr int arity_of(ir::op_kind k) {
+  switch (k) {
+    case ir::op_kind::load:
+    case ir::op_kind::param:
+    case ir::op_kind::literal: return 0;
+    case ir::op_kind::convert:
+    case ir::op_kind::unary: return 1;
+    case ir::op_kind::arithmetic:
+    case ir::op_kind::predicate: return 2;
+    case ir::op_kind::select: return 3;
+  }
+  return -1;
+}
+
 // Every row's fields fit together: its form, kind, arity, precedence and
 // spelling say the same thing.
 constexpr bool row_consistent(const ir::op_info& o) {
-  const int kind_arity = o.kind <= ir::op_kind::literal                                   ? 0
-                         : o.kind == ir::op_kind::convert || o.kind == ir::op_kind::unary ? 1
-                         : o.kind == ir::op_kind::select                                  ? 3
-                                                                                          : 2;
-  if (o.arity != kind_arity) return false;
+  if (o.arity != arity_of(o.kind)) return false;
   if (o.name.empty()) return false;
   switch (o.form) {
-    case ir::op_form::leaf: return o.arity == 0 && o.spelling.empty() && o.result == ir::result_rule::leaf;
+    case ir::op_form::leaf:
+      return o.arity == 0 && o.precedence == 7 && o.spelling.empty() && o.result == ir::result_rule::leaf;
     case ir::op_form::prefix: return o.arity == 1 && o.precedence == 6 && !o.spelling.empty();
     case ir::op_form::infix:
       return o.arity == 2 && o.precedence >= 0 && o.precedence <= 5 && !o.spelling.empty();

@@ -199,7 +199,11 @@ constexpr dtype operand_type(const ir::expr_node& n, int i) {
 constexpr dtype produced_type(const ir::expr_node& n) {
   return ir::is_predicate(n.code) ? dtype::boolean : n.compute;
 }
-constexpr bool has_operation_loop(ir::op code) { return ir::kind_of(code) > ir::op_kind::convert; }
+constexpr bool has_operation_loop(ir::op code) {
+  const auto k = ir::kind_of(code);
+  return k == ir::op_kind::unary || k == ir::op_kind::arithmetic || k == ir::op_kind::predicate ||
+         k == ir::op_kind::select;
+}
 constexpr loop_key operation_key(const ir::expr_node& n) {
   switch (ir::kind_of(n.code)) {
     case ir::op_kind::unary: return unary_key(n.code, n.compute);
