@@ -70,7 +70,7 @@ enum class op_form : std::uint8_t {
 enum class result_rule : std::uint8_t {
   leaf,         // the buffer's, param's or literal's own type
   operands,     // the operands' common type (combine)
-  floating,     // the operand's type if floating, float otherwise (exp of an int is float, as in PyTorch)
+  floating,     // the operands' common type if floating, else float (exp of an int is float, as in PyTorch)
   boolean,      // bool; the operands are compared in their common type
   cast_target,  // the cast's target type
   branches,     // where: the branches' common type, a literal branch adopting the other's (where_branches)
@@ -183,13 +183,13 @@ struct node_types {
 // static types `a`, `b`, `c`; a cast's target is `to`. Leaves take `a`.
 constexpr node_types types_of(op code, typed a, typed b = {}, typed c = {}, dtype to = dtype::float32) {
   const auto stronger = [](strength x, strength y) { return x > y ? x : y; };
-  const typed joined = arity(code) >= 2 ? combine(a, b) : a;
+  const typed joined = arity(code) == 2 ? combine(a, b) : a;  // where: not used
   switch (info(code).result) {
     case result_rule::leaf:
     case result_rule::operands: return {joined, joined.type};
     case result_rule::floating: {
-      const dtype t = floating_result(a.type);
-      return {{t, a.power}, t};
+      const dtype t = floating_result(joined.type);
+      return {{t, joined.power}, t};
     }
     case result_rule::boolean:
       return {{dtype::boolean, joined.power},
