@@ -87,8 +87,7 @@ class reference_evaluator {
     return with_host_type(n.compute, [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T x = a.as<T>(), y = b.as<T>();
-      if (n.code >= ir::op::lt && n.code <= ir::op::logical_or)
-        return scalar::of(detail::element::predicate<T>(n.code, x, y)).to(n.type);
+      if (ir::is_predicate(n.code)) return scalar::of(detail::element::predicate<T>(n.code, x, y)).to(n.type);
       return scalar::of(detail::element::arithmetic<T>(n.code, x, y)).to(n.type);
     });
   }

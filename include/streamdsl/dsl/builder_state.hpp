@@ -113,15 +113,15 @@ class builder_state {
 
   // Arithmetic, min/max, comparisons and logical operators.
   constexpr operand binary(ir::op code, operand a, operand b) {
-    const node_types types = binary_result(code, a.type, b.type);
+    const ir::node_types types = ir::types_of(code, a.type, b.type);
     ir::expr_node n{};
     n.code = code;
     n.compute = types.compute;
-    n.type = types.type;
+    n.type = types.result.type;
     n.a = a.node;
     n.b = b.node;
     n.domain = join_domain(a.node, b.node);
-    operand r{push(n), {n.type, types.power}};
+    operand r{push(n), types.result};
     switch (check_binary(code, a.type, b.type)) {
       case binary_rule::ok: break;
       case binary_rule::incompatible:
@@ -143,17 +143,20 @@ class builder_state {
   }
 
   constexpr operand where(operand c, operand a, operand b) {
-    const where_branches branches = where_result(a.type, b.type);
+    // A literal branch adopts the other branch's type when that loses nothing.
+    const ir::branch_types branches = ir::where_branches(a.type, b.type);
+    const ir::node_types types = ir::types_of(ir::op::where, c.type, a.type, b.type);
     ir::expr_node n{};
     n.code = ir::op::where;
-    n.type = n.compute = branches.a;
+    n.type = types.result.type;
+    n.compute = types.compute;
     n.a = c.node;
     n.b = a.node;
     n.c = b.node;
     // join_domain takes nodes: join c with whichever branch carries the branches' domain.
     const auto branch_domain = join_domain(a.node, b.node);
     n.domain = join_domain(c.node, ir.nodes[a.node].domain == branch_domain ? a.node : b.node);
-    operand r{push(n), {branches.a, branches.power > c.type.power ? branches.power : c.type.power}};
+    operand r{push(n), types.result};
     if (c.type.type != dtype::boolean) {
       expression_error(diag::error_kind::where_condition_not_bool, r.node,
                        messages::where_condition_not_bool(ir, c.node, c.type.type));

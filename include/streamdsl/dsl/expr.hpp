@@ -71,12 +71,6 @@ constexpr builder_state* builder_of(const A& a, const B& b) {
 template <dtype D, strength S>
 using expr_for = expr<type_of<D>, S>;
 
-template <class A, class B>
-inline constexpr typed arithmetic_type = combine(static_type_of<A>(), static_type_of<B>());
-
-template <class A, class B>
-inline constexpr typed boolean_type{dtype::boolean, combine(static_type_of<A>(), static_type_of<B>()).power};
-
 template <dtype D, strength S, class A, class B>
 constexpr auto make_binary(ir::op code, const A& a, const B& b) {
   builder_state* s = builder_of(a, b);
@@ -88,42 +82,49 @@ template <class A, class B>
 concept binary_operands = operand_like<A> && operand_like<B> &&
     (node_like<std::remove_cvref_t<A>> || node_like<std::remove_cvref_t<B>>);
 
+// Unary operators and functions: the node's types come from the op's row of
+// ir/op_table.hpp (To: a cast's target type).
+template <ir::op Code, dtype To = dtype::float32, node_like A>
+constexpr auto make_unary(const A& a) {
+  constexpr ir::node_types t = ir::types_of(Code, A::static_type, {}, {}, To);
+  auto* s = a.builder();
+  const auto r = s->unary(Code, a.as_operand(s), t.result.type, t.compute);
+  return expr_for<t.result.type, t.result.power>{s, r.node};
+}
+
 }  // namespace detail
 
-#define STREAMDSL_BINARY_OPERATOR(sym, code, result)                 \
-  template <class A, class B>                                        \
-    requires detail::binary_operands<A, B>                           \
-  constexpr auto operator sym(const A& a, const B& b) {              \
-    constexpr typed r = detail::result<A, B>;                        \
-    return detail::make_binary<r.type, r.power>(ir::op::code, a, b); \
+#define STREAMDSL_BINARY_OPERATOR(sym, code)                                                         \
+  template <class A, class B>                                                                        \
+    requires detail::binary_operands<A, B>                                                           \
+  constexpr auto operator sym(const A& a, const B& b) {                                              \
+    constexpr typed r =                                                                              \
+        ir::types_of(ir::op::code, detail::static_type_of<A>(), detail::static_type_of<B>()).result; \
+    return detail::make_binary<r.type, r.power>(ir::op::code, a, b);                                 \
   }
 
-STREAMDSL_BINARY_OPERATOR(+, add, arithmetic_type)
-STREAMDSL_BINARY_OPERATOR(-, sub, arithmetic_type)
-STREAMDSL_BINARY_OPERATOR(*, mul, arithmetic_type)
-STREAMDSL_BINARY_OPERATOR(/, div, arithmetic_type)
-STREAMDSL_BINARY_OPERATOR(<, lt, boolean_type)
-STREAMDSL_BINARY_OPERATOR(<=, le, boolean_type)
-STREAMDSL_BINARY_OPERATOR(>, gt, boolean_type)
-STREAMDSL_BINARY_OPERATOR(>=, ge, boolean_type)
-STREAMDSL_BINARY_OPERATOR(==, eq, boolean_type)
-STREAMDSL_BINARY_OPERATOR(!=, ne, boolean_type)
-STREAMDSL_BINARY_OPERATOR(&&, logical_and, boolean_type)
-STREAMDSL_BINARY_OPERATOR(||, logical_or, boolean_type)
+STREAMDSL_BINARY_OPERATOR(+, add)
+STREAMDSL_BINARY_OPERATOR(-, sub)
+STREAMDSL_BINARY_OPERATOR(*, mul)
+STREAMDSL_BINARY_OPERATOR(/, div)
+STREAMDSL_BINARY_OPERATOR(<, lt)
+STREAMDSL_BINARY_OPERATOR(<=, le)
+STREAMDSL_BINARY_OPERATOR(>, gt)
+STREAMDSL_BINARY_OPERATOR(>=, ge)
+STREAMDSL_BINARY_OPERATOR(==, eq)
+STREAMDSL_BINARY_OPERATOR(!=, ne)
+STREAMDSL_BINARY_OPERATOR(&&, logical_and)
+STREAMDSL_BINARY_OPERATOR(||, logical_or)
 #undef STREAMDSL_BINARY_OPERATOR
 
 template <detail::node_like A>
 constexpr auto operator-(const A& a) {
-  auto* s = a.builder();
-  const auto r = s->unary(ir::op::neg, a.as_operand(s), A::static_type.type, A::static_type.type);
-  return detail::expr_for<A::static_type.type, A::static_type.power>{s, r.node};
+  return detail::make_unary<ir::op::neg>(a);
 }
 
 template <detail::node_like A>
 constexpr auto operator!(const A& a) {
-  auto* s = a.builder();
-  const auto r = s->unary(ir::op::logical_not, a.as_operand(s), dtype::boolean, dtype::boolean);
-  return detail::expr_for<dtype::boolean, A::static_type.power>{s, r.node};
+  return detail::make_unary<ir::op::logical_not>(a);
 }
 
 }  // namespace streamdsl

@@ -17,8 +17,9 @@ constexpr void render_literal(const expr_node& n, detail::text& out) {
 
 constexpr void render_expr(const program_view& p, std::int32_t id, detail::text& out, int outer = -1) {
   const expr_node& n = p.nodes[id];
-  switch (arity(n.code)) {
-    case 0:
+  const op_info& o = info(n.code);
+  switch (o.form) {
+    case op_form::leaf:
       if (n.code == op::load)
         out << p.buffer_name(n.ref);
       else if (n.code == op::param)
@@ -26,37 +27,28 @@ constexpr void render_expr(const program_view& p, std::int32_t id, detail::text&
       else
         render_literal(n, out);
       return;
-    case 1:
-      if (n.code == op::neg || n.code == op::logical_not) {
-        out << spelling(n.code);
-        render_expr(p, n.a, out, precedence(n.code));
-        return;
-      }
-      out << spelling(n.code);
-      if (n.code == op::cast) out << '<' << name_of(n.type) << '>';
-      out << '(';
-      render_expr(p, n.a, out);
-      out << ')';
+    case op_form::prefix:
+      out << o.spelling;
+      render_expr(p, n.a, out, o.precedence);
       return;
-    default: break;
+    case op_form::infix: {
+      const bool parens = o.precedence < outer;
+      if (parens) out << '(';
+      render_expr(p, n.a, out, o.precedence);
+      out << ' ' << o.spelling << ' ';
+      render_expr(p, n.b, out, o.precedence + 1);  // left-associative
+      if (parens) out << ')';
+      return;
+    }
+    case op_form::call: break;
   }
-  if (is_infix(n.code)) {
-    const int prec = precedence(n.code);
-    const bool parens = prec < outer;
-    if (parens) out << '(';
-    render_expr(p, n.a, out, prec);
-    out << ' ' << spelling(n.code) << ' ';
-    render_expr(p, n.b, out, prec + 1);  // left-associative
-    if (parens) out << ')';
-    return;
-  }
-  out << spelling(n.code) << '(';
-  render_expr(p, n.a, out);
-  out << ", ";
-  render_expr(p, n.b, out);
-  if (n.c >= 0) {
-    out << ", ";
-    render_expr(p, n.c, out);
+  out << o.spelling;
+  if (o.result == result_rule::cast_target) out << '<' << name_of(n.type) << '>';
+  out << '(';
+  const std::int32_t operands[] = {n.a, n.b, n.c};
+  for (int i = 0; i < o.arity; ++i) {
+    if (i > 0) out << ", ";
+    render_expr(p, operands[i], out);
   }
   out << ')';
 }

@@ -66,7 +66,7 @@ value apply_binary(ir::op code, const value& a, const value& b) {
   return std::visit(
       [&](auto x) {
         const auto y = std::get<decltype(x)>(b);
-        if (code >= ir::op::lt && code <= ir::op::logical_or) return value(element::predicate(code, x, y));
+        if (ir::is_predicate(code)) return value(element::predicate(code, x, y));
         return value(element::arithmetic(code, x, y));
       },
       a);

@@ -28,6 +28,7 @@ namespace element = ::streamdsl::detail::element;
 template <int... Code>
 struct kernel_code {
   static constexpr int code[] = {Code...};
+  static constexpr pack_view pack{code};
 };
 
 // Kernel arguments: one pointer per local buffer, param values as bit patterns.
@@ -104,25 +105,27 @@ struct op_node {
   template <class Cells, class Args>
   __device__ __forceinline__ static dtype_t<R> eval(Cells& c, const Args& args, int v) {
     constexpr auto code = static_cast<ir::op>(Op);
+    constexpr auto kind = ir::kind_of(code);
     using RT = dtype_t<R>;
     using CT = dtype_t<C>;
     using M = element::math_t<CT>;
     // Operands become the compute type first, then the arithmetic type, as on
     // the host: a float param, a literal or an int32_t with __half data is
     // rounded to __half before the operation (a no-op unless CT is 16-bit).
-    if constexpr (code == ir::op::cast) {
+    if constexpr (kind == ir::op_kind::convert) {
       return element::convert<RT>(A::eval(c, args, v));
-    } else if constexpr (ir::arity(code) == 1) {
+    } else if constexpr (kind == ir::op_kind::unary) {
       const M a = element::convert<M>(element::convert<CT>(A::eval(c, args, v)));
       return element::convert<RT>(element::unary<M>(code, a));
-    } else if constexpr (ir::arity(code) == 2) {
+    } else if constexpr (kind == ir::op_kind::arithmetic || kind == ir::op_kind::predicate) {
       const M a = element::convert<M>(element::convert<CT>(A::eval(c, args, v)));
       const M b = element::convert<M>(element::convert<CT>(B::eval(c, args, v)));
-      if constexpr (code >= ir::op::lt && code <= ir::op::logical_or)
+      if constexpr (kind == ir::op_kind::predicate)
         return element::predicate<M>(code, a, b);
       else
         return element::convert<RT>(element::arithmetic<M>(code, a, b));
     } else {
+      static_assert(kind == ir::op_kind::select);
       const bool cond = element::convert<bool>(A::eval(c, args, v));
       return cond ? element::convert<RT>(B::eval(c, args, v)) : element::convert<RT>(Cc::eval(c, args, v));
     }
@@ -203,7 +206,7 @@ struct statement_list {
 // --- decoding a pack into those types (class templates only: nothing here is
 // emitted, and nothing is instantiated per element) ---------------------------
 
-template <class KC, int Pos, ir::op Op = head_op(KC::code[Pos]), int Arity = ir::arity(Op)>
+template <class KC, int Pos, ir::op Op = KC::pack.op(Pos), int Arity = ir::arity(Op)>
 struct tree_at;
 template <class KC, int Pos>
 struct tree_of {  // the tree of the node at position Pos
@@ -215,52 +218,47 @@ struct tree_of<KC, -1> {  // an operand the op does not have
 };
 // Position of operand I of the node at Pos, -1 past its arity.
 template <class KC, int Pos, int I, int Arity>
-inline constexpr int operand_at = I < Arity ? KC::code[Pos + 1 + I] : -1;
+inline constexpr int operand_at = I < Arity ? KC::pack.operand(Pos, I) : -1;
 template <class KC, int Pos, ir::op Op, int Arity>
 struct tree_at {  // an op node
-  static constexpr int head = KC::code[Pos];
-  using type =
-      op_node<static_cast<int>(Op), static_cast<int>(head_type(head)), static_cast<int>(head_compute(head)),
-              typename tree_of<KC, operand_at<KC, Pos, 0, Arity>>::type,
-              typename tree_of<KC, operand_at<KC, Pos, 1, Arity>>::type,
-              typename tree_of<KC, operand_at<KC, Pos, 2, Arity>>::type>;
+  using type = op_node<static_cast<int>(Op), static_cast<int>(KC::pack.type(Pos)),
+                       static_cast<int>(KC::pack.compute(Pos)),
+                       typename tree_of<KC, operand_at<KC, Pos, 0, Arity>>::type,
+                       typename tree_of<KC, operand_at<KC, Pos, 1, Arity>>::type,
+                       typename tree_of<KC, operand_at<KC, Pos, 2, Arity>>::type>;
 };
 template <class KC, int Pos>
 struct tree_at<KC, Pos, ir::op::load, 0> {
-  static constexpr int b = KC::code[Pos + 1];
-  static constexpr int buffer = KC::code[header_size + b];
-  using type = load_node<static_cast<int>(head_type(KC::code[Pos])), buffer & 255, b,
-                         ((buffer >> 8) & buffer_flag::broadcast) != 0>;
+  static constexpr int b = KC::pack.ref(Pos);
+  using type = load_node<static_cast<int>(KC::pack.type(Pos)), static_cast<int>(KC::pack.buffer_type(b)), b,
+                         (KC::pack.buffer_flags(b) & buffer_flag::broadcast) != 0>;
 };
 template <class KC, int Pos>
 struct tree_at<KC, Pos, ir::op::param, 0> {
-  static constexpr int q = KC::code[Pos + 1];
-  using type =
-      param_node<static_cast<int>(head_type(KC::code[Pos])), KC::code[header_size + KC::code[1] + q], q>;
+  static constexpr int q = KC::pack.ref(Pos);
+  using type = param_node<static_cast<int>(KC::pack.type(Pos)), static_cast<int>(KC::pack.param_type(q)), q>;
 };
 template <class KC, int Pos>
 struct tree_at<KC, Pos, ir::op::literal, 0> {
-  static constexpr unsigned long long bits =
-      static_cast<unsigned long long>(static_cast<unsigned>(KC::code[Pos + 1])) << 32 |
-      static_cast<unsigned>(KC::code[Pos + 2]);
-  using type = literal_node<static_cast<int>(head_type(KC::code[Pos])), bits>;
+  using type = literal_node<static_cast<int>(KC::pack.type(Pos)), KC::pack.literal_bits(Pos)>;
 };
 
 template <class KC, int B>
-using buffer_at = buffer_node<B, (KC::code[header_size + B] & 255), (KC::code[header_size + B] >> 8)>;
+using buffer_at = buffer_node<B, static_cast<int>(KC::pack.buffer_type(B)), KC::pack.buffer_flags(B)>;
 
-template <class KC, int S, int At = header_size + KC::code[1] + KC::code[2] + statement_fields* S>
-using statement_at = statement_node<KC::code[At], KC::code[header_size + KC::code[At]] & 255,
-                                    typename tree_of<KC, KC::code[At + 1]>::type>;
+template <class KC, int S>
+using statement_at =
+    statement_node<KC::pack.target(S), static_cast<int>(KC::pack.buffer_type(KC::pack.target(S))),
+                   typename tree_of<KC, KC::pack.root(S)>::type>;
 
-template <class KC, class Buffers = std::make_integer_sequence<int, KC::code[1]>,
-          class Statements = std::make_integer_sequence<int, KC::code[3]>>
+template <class KC, class Buffers = std::make_integer_sequence<int, KC::pack.buffer_count()>,
+          class Statements = std::make_integer_sequence<int, KC::pack.statement_count()>>
 struct kernel_types;
 template <class KC, int... B, int... S>
 struct kernel_types<KC, std::integer_sequence<int, B...>, std::integer_sequence<int, S...>> {
-  static constexpr int vec = KC::code[0];
+  static constexpr int vec = KC::pack.vec();
   template <int Vec>
-  using cells = cell_set<Vec, std::integer_sequence<int, B...>, dtype_t<KC::code[header_size + B] & 255>...>;
+  using cells = cell_set<Vec, std::integer_sequence<int, B...>, type_of<KC::pack.buffer_type(B)>...>;
   using buffers = buffer_list<buffer_at<KC, B>...>;
   using statements = statement_list<statement_at<KC, S>...>;
 };

@@ -27,30 +27,95 @@
 
 namespace streamdsl::cuda_detail {
 
-inline constexpr int header_size = 4;
-inline constexpr int statement_fields = 2;
+// --- the pack's layout ---------------------------------------------------------
+// encode (below) writes a pack, and the device decoder (fused_kernel.cuh) and
+// the encoding test read it, all through what follows: the layout is said here
+// only.
+inline constexpr int header_size = 4;       // vec, buffers, params, statements
+inline constexpr int statement_fields = 2;  // target, root
 
 enum buffer_flag : int { load = 1, store = 2, broadcast = 4 };
 
-// Elements per thread per step: 16-byte accesses for the smallest element
-// type the kernel touches, at most 8 elements.
-constexpr int vector_width(std::size_t smallest_element) {
-  const int w = static_cast<int>(16 / smallest_element);
-  return w > 8 ? 8 : w;
-}
+constexpr int buffer_word(dtype type, int flags) { return static_cast<int>(type) | flags << 8; }
 
 constexpr int node_head(ir::op code, dtype type, dtype compute) {
   return static_cast<int>(code) | static_cast<int>(type) << 8 | static_cast<int>(compute) << 16;
 }
-constexpr ir::op head_op(int head) { return static_cast<ir::op>(head & 255); }
-constexpr dtype head_type(int head) { return static_cast<dtype>((head >> 8) & 255); }
-constexpr dtype head_compute(int head) { return static_cast<dtype>((head >> 16) & 255); }
 
 // Integers a node takes after its head.
 constexpr int operand_fields(ir::op code) {
   if (code == ir::op::literal) return 2;
   const int a = ir::arity(code);
   return a == 0 ? 1 : a;
+}
+constexpr int node_size(ir::op code) { return 1 + operand_fields(code); }
+
+// Position of the first node.
+constexpr int nodes_start(int buffers, int params, int statements) {
+  return header_size + buffers + params + statement_fields * statements;
+}
+
+// A literal's 64 bits as two integers, high word first.
+constexpr int literal_hi(std::uint64_t bits) {
+  return static_cast<int>(static_cast<std::uint32_t>(bits >> 32));
+}
+constexpr int literal_lo(std::uint64_t bits) { return static_cast<int>(static_cast<std::uint32_t>(bits)); }
+
+// A pack (its header written) as fields. Positions (`pos`, `..._at`) index
+// the whole pack.
+struct pack_view {
+  const int* code;
+
+  // header
+  static constexpr int vec_at = 0, buffer_count_at = 1, param_count_at = 2, statement_count_at = 3;
+  constexpr int vec() const { return code[vec_at]; }
+  constexpr int buffer_count() const { return code[buffer_count_at]; }
+  constexpr int param_count() const { return code[param_count_at]; }
+  constexpr int statement_count() const { return code[statement_count_at]; }
+
+  // local buffer b: its element type and buffer_flag bits
+  constexpr int buffer_at(int b) const { return header_size + b; }
+  constexpr dtype buffer_type(int b) const { return static_cast<dtype>(code[buffer_at(b)] & 255); }
+  constexpr int buffer_flags(int b) const { return code[buffer_at(b)] >> 8; }
+
+  // local param q: its bound type
+  constexpr int param_at(int q) const { return header_size + buffer_count() + q; }
+  constexpr dtype param_type(int q) const { return static_cast<dtype>(code[param_at(q)]); }
+
+  // statement s: local buffer `target` = the node at position `root`
+  constexpr int statement_at(int s) const {
+    return nodes_start(buffer_count(), param_count(), 0) + statement_fields * s;
+  }
+  constexpr int target_at(int s) const { return statement_at(s); }
+  constexpr int root_at(int s) const { return statement_at(s) + 1; }
+  constexpr int target(int s) const { return code[target_at(s)]; }
+  constexpr int root(int s) const { return code[root_at(s)]; }
+
+  // the node at position pos: its head, then by kind the local buffer (load),
+  // the local param (param), the literal's bits (literal), or the position
+  // of each operand
+  constexpr int first_node() const { return nodes_start(buffer_count(), param_count(), statement_count()); }
+  constexpr ir::op op(int pos) const { return static_cast<ir::op>(code[pos] & 255); }
+  constexpr dtype type(int pos) const { return static_cast<dtype>((code[pos] >> 8) & 255); }
+  constexpr dtype compute(int pos) const { return static_cast<dtype>((code[pos] >> 16) & 255); }
+  constexpr int next_node(int pos) const { return pos + node_size(op(pos)); }
+  constexpr int ref_at(int pos) const { return pos + 1; }
+  constexpr int ref(int pos) const { return code[ref_at(pos)]; }
+  constexpr int operand_at(int pos, int i) const { return pos + 1 + i; }
+  constexpr int operand(int pos, int i) const { return code[operand_at(pos, i)]; }
+  constexpr int literal_hi_at(int pos) const { return pos + 1; }
+  constexpr int literal_lo_at(int pos) const { return pos + 2; }
+  constexpr unsigned long long literal_bits(int pos) const {
+    return static_cast<unsigned long long>(static_cast<std::uint32_t>(code[literal_hi_at(pos)])) << 32 |
+           static_cast<std::uint32_t>(code[literal_lo_at(pos)]);
+  }
+};
+
+// Elements per thread per step: 16-byte accesses for the smallest element
+// type the kernel touches, at most 8 elements.
+constexpr int vector_width(std::size_t smallest_element) {
+  const int w = static_cast<int>(16 / smallest_element);
+  return w > 8 ? 8 : w;
 }
 
 // How big a kernel's encoding is (the template arguments of encode).
@@ -112,7 +177,7 @@ constexpr void collect(const plan_view& p, std::int32_t node, kernel_locals& l) 
   if (n.code == ir::op::param && find(l.params, n.ref) < 0) l.params.push_back(n.ref);
   l.nodes.push_back(node);
   l.node_at.push_back(l.node_fields);  // relative to the first node; made absolute below
-  l.node_fields += 1 + operand_fields(n.code);
+  l.node_fields += node_size(n.code);
 }
 
 constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
@@ -123,8 +188,8 @@ constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
     // `store` marks "written by the kernel" until the end of this walk.
     l.flags[static_cast<std::size_t>(local_buffer(l, s.target))] |= store;
   }
-  l.node_base = header_size + static_cast<std::int32_t>(l.buffers.size() + l.params.size()) +
-                statement_fields * p.kernels[k].count;
+  l.node_base =
+      nodes_start(static_cast<int>(l.buffers.size()), static_cast<int>(l.params.size()), p.kernels[k].count);
   for (auto& at : l.node_at) at += l.node_base;
   for (std::size_t b = 0; b < l.buffers.size(); ++b) {
     auto& f = l.flags[b];
@@ -144,47 +209,50 @@ template <std::size_t Size, std::size_t Buffers, std::size_t Params>
 constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::size_t k) {
   encoded_kernel<Size, Buffers, Params> out{};
   const auto l = locals_of(p, k);
-  std::size_t at = 0;
   std::size_t smallest = 8;
   for (auto b : l.buffers) {
     const auto size = size_of(p.ir.buffers[b].type);
     if (size < smallest) smallest = size;
   }
-  out.code[at++] = vector_width(smallest);
-  out.code[at++] = static_cast<int>(l.buffers.size());
-  out.code[at++] = static_cast<int>(l.params.size());
-  out.code[at++] = p.kernels[k].count;
+  const pack_view v{out.code};
+  out.code[v.vec_at] = vector_width(smallest);
+  out.code[v.buffer_count_at] = static_cast<int>(l.buffers.size());
+  out.code[v.param_count_at] = static_cast<int>(l.params.size());
+  out.code[v.statement_count_at] = p.kernels[k].count;
   for (std::size_t b = 0; b < l.buffers.size(); ++b) {
-    out.code[at++] = static_cast<int>(p.ir.buffers[l.buffers[b]].type) | l.flags[b] << 8;
+    out.code[v.buffer_at(static_cast<int>(b))] = buffer_word(p.ir.buffers[l.buffers[b]].type, l.flags[b]);
     out.buffer_ids[b] = l.buffers[b];
   }
   for (std::size_t q = 0; q < l.params.size(); ++q) {
-    out.code[at++] = static_cast<int>(p.ir.params[l.params[q]].type);
+    out.code[v.param_at(static_cast<int>(q))] = static_cast<int>(p.ir.params[l.params[q]].type);
     out.param_ids[q] = l.params[q];
   }
   const auto position = [&](std::int32_t node) {
     return l.node_at[static_cast<std::size_t>(find(l.nodes, node))];
   };
+  int s = 0;
   for (auto i : p.kernel_statements(k)) {
-    out.code[at++] = find(l.buffers, p.ir.stmts[i].target);
-    out.code[at++] = position(p.ir.stmts[i].root);
+    out.code[v.target_at(s)] = find(l.buffers, p.ir.stmts[i].target);
+    out.code[v.root_at(s)] = position(p.ir.stmts[i].root);
+    ++s;
   }
-  for (auto id : l.nodes) {
-    const auto& n = p.ir.nodes[id];
-    out.code[at++] = node_head(n.code, n.type, n.compute);
+  for (std::size_t j = 0; j < l.nodes.size(); ++j) {
+    const auto& n = p.ir.nodes[l.nodes[j]];
+    const int pos = l.node_at[j];
+    out.code[pos] = node_head(n.code, n.type, n.compute);
     if (n.code == ir::op::load) {
-      out.code[at++] = find(l.buffers, n.ref);
+      out.code[v.ref_at(pos)] = find(l.buffers, n.ref);
     } else if (n.code == ir::op::param) {
-      out.code[at++] = find(l.params, n.ref);
+      out.code[v.ref_at(pos)] = find(l.params, n.ref);
     } else if (n.code == ir::op::literal) {
       const auto bits = category_of(n.type) == dtype_category::floating
                             ? std::bit_cast<std::uint64_t>(n.fvalue)
                             : static_cast<std::uint64_t>(n.ivalue);
-      out.code[at++] = static_cast<int>(static_cast<std::uint32_t>(bits >> 32));
-      out.code[at++] = static_cast<int>(static_cast<std::uint32_t>(bits));
+      out.code[v.literal_hi_at(pos)] = literal_hi(bits);
+      out.code[v.literal_lo_at(pos)] = literal_lo(bits);
     } else {
-      for (auto c : {n.a, n.b, n.c})
-        if (c >= 0) out.code[at++] = position(c);
+      const std::int32_t operands[] = {n.a, n.b, n.c};
+      for (int i = 0; i < ir::arity(n.code); ++i) out.code[v.operand_at(pos, i)] = position(operands[i]);
     }
   }
   return out;

@@ -54,7 +54,7 @@ cudaError_t launch_kernel(const launch_context& ctx, cudaStream_t stream, std::i
   args.n = domain < 0 ? 1 : ctx.extents[domain];
   args.aligned = aligned ? 1 : 0;
   if (args.n == 0) return cudaSuccess;
-  const long long per_block = static_cast<long long>(threads_per_block) * pack::encoded.code[0];
+  const long long per_block = static_cast<long long>(threads_per_block) * pack_view{pack::encoded.code}.vec();
   long long blocks = (args.n + per_block - 1) / per_block;
   if (blocks > ctx.max_blocks) blocks = ctx.max_blocks;
   // cudaLaunchKernel reports launch errors itself (no cudaGetLastError, which

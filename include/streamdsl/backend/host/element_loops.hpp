@@ -188,6 +188,32 @@ constexpr loop_key predicate_key(ir::op code, dtype t) { return {loop_kind::pred
 
 using loop_finder = loop_fn (*)(const loop_key&);
 
+// How the host evaluates an op node (not a leaf), read by the kernel compiler
+// and by loops_of alike so that they agree on the loops: operand i is
+// converted to operand_type(n, i), the op's loop (operation_key; a cast has
+// none, converting is its operation) produces produced_type(n), and that is
+// converted to the node's type.
+constexpr dtype operand_type(const ir::expr_node& n, int i) {
+  return ir::kind_of(n.code) == ir::op_kind::select && i == 0 ? dtype::boolean : n.compute;
+}
+constexpr dtype produced_type(const ir::expr_node& n) {
+  return ir::is_predicate(n.code) ? dtype::boolean : n.compute;
+}
+constexpr bool has_operation_loop(ir::op code) {
+  const auto k = ir::kind_of(code);
+  return k == ir::op_kind::unary || k == ir::op_kind::arithmetic || k == ir::op_kind::predicate ||
+         k == ir::op_kind::select;
+}
+constexpr loop_key operation_key(const ir::expr_node& n) {
+  switch (ir::kind_of(n.code)) {
+    case ir::op_kind::unary: return unary_key(n.code, n.compute);
+    case ir::op_kind::arithmetic: return arithmetic_key(n.code, n.compute);
+    case ir::op_kind::predicate: return predicate_key(n.code, n.compute);
+    case ir::op_kind::select: return where_key(n.compute);
+    default: return fill_key(n.type);  // leaves and casts have no operation loop
+  }
+}
+
 // Loops that only move values (fill, broadcast, where, a copy) move them as
 // unsigned integers of the same size: bit for bit what moving the typed value
 // does, with one instantiation per size instead of one per type.
@@ -387,9 +413,5 @@ inline loop_fn any_loop(const loop_key& k) {
   }
   return nullptr;
 }
-
-// A node's operation class, for the kernel compiler.
-constexpr bool is_predicate(ir::op code) { return code >= ir::op::lt && code <= ir::op::logical_or; }
-constexpr bool is_arithmetic(ir::op code) { return code >= ir::op::add && code <= ir::op::max; }
 
 }  // namespace streamdsl::host_detail

@@ -294,42 +294,35 @@ class kernel_compiler {
 
   // The node's value, held once (by the memo).
   value compute(const ir::expr_node& n) {
-    switch (n.code) {
-      case ir::op::load: return load(n.ref);
-      case ir::op::param: {
+    switch (ir::kind_of(n.code)) {
+      case ir::op_kind::load: return load(n.ref);
+      case ir::op_kind::param: {
         instruction in;
         in.run = loop(fill_key(n.type));
         std::memcpy(in.value, params_[static_cast<std::size_t>(n.ref)], size_of(n.type));
         return emit(in, n.type, true);
       }
-      case ir::op::literal: {
+      case ir::op_kind::literal: {
         instruction in;
         in.run = loop(fill_key(n.type));
         literal_bytes(n, in.value);
         return emit(in, n.type, true);
       }
-      case ir::op::cast: {  // the conversion to the compute type is the operation
+      case ir::op_kind::convert: {  // the conversion to the compute type is the operation
         const value a = evaluate(n.a);
-        const value c = as_type(a, n.compute);
+        const value c = as_type(a, operand_type(n, 0));
         read_done(n.a);
         const value r = as_type(c, n.type);
         drop(c.where);
         return r;
       }
-      case ir::op::where: {
-        const input in[] = {operand_of(n.a, dtype::boolean), operand_of(n.b, n.compute),
-                            operand_of(n.c, n.compute)};
-        return apply(loop(where_key(n.compute)), n, n.compute, in);
-      }
       default: break;
     }
-    if (arity(n.code) == 1) {
-      const input in[] = {operand_of(n.a, n.compute)};
-      return apply(loop(unary_key(n.code, n.compute)), n, n.compute, in);
-    }
-    const input in[] = {operand_of(n.a, n.compute), operand_of(n.b, n.compute)};
-    if (is_predicate(n.code)) return apply(loop(predicate_key(n.code, n.compute)), n, dtype::boolean, in);
-    return apply(loop(arithmetic_key(n.code, n.compute)), n, n.compute, in);
+    const std::int32_t operands[] = {n.a, n.b, n.c};
+    input in[3]{};
+    const int count = ir::arity(n.code);
+    for (int i = 0; i < count; ++i) in[i] = operand_of(operands[i], operand_type(n, i));
+    return apply(loop(operation_key(n)), n, produced_type(n), {in, static_cast<std::size_t>(count)});
   }
 
   value load(std::int32_t b) {

@@ -3,9 +3,11 @@
 // so that a translation unit instantiates (and the compiler optimises) only
 // those: a handful per program instead of every operation in every type.
 //
-// loops_of mirrors the requests of kernel_compiler (kernel_program.hpp): a
-// superset is fine (an unused loop costs compile time only), a missing one is
-// an internal error the kernel compiler reports.
+// loops_of asks for what kernel_compiler (kernel_program.hpp) asks for, both
+// reading how a node is evaluated from element_loops.hpp (operand_type,
+// operation_key, produced_type): a superset is fine (an unused loop costs
+// compile time only), a missing one is an internal error the kernel compiler
+// reports.
 #include <cstddef>
 #include <utility>
 
@@ -36,39 +38,22 @@ constexpr detail::dyn_array<loop_key> loops_of(const plan_view& plan) {
   const auto& nodes = plan.ir.nodes;
   auto child = [&](std::int32_t c) { return value_type(plan, nodes[static_cast<std::size_t>(c)]); };
   for (const auto& n : nodes) {
-    switch (n.code) {
-      case ir::op::load: {
+    switch (ir::kind_of(n.code)) {
+      case ir::op_kind::load: {
         const auto b = static_cast<std::size_t>(n.ref);
         const auto& info = plan.ir.buffers[b];
         if (plan.storage[b] == storage_register) add_loop(keys, fill_key(info.type));  // read before written
         if (info.domain < 0) add_loop(keys, broadcast_key(info.type));
         continue;
       }
-      case ir::op::param:
-      case ir::op::literal: add_loop(keys, fill_key(n.type)); continue;
-      case ir::op::cast:
-        add_conversion(keys, n.compute, child(n.a));
-        add_conversion(keys, n.type, n.compute);
-        continue;
-      case ir::op::where:
-        add_conversion(keys, dtype::boolean, child(n.a));
-        add_conversion(keys, n.compute, child(n.b));
-        add_conversion(keys, n.compute, child(n.c));
-        add_loop(keys, where_key(n.compute));
-        add_conversion(keys, n.type, n.compute);
-        continue;
+      case ir::op_kind::param:
+      case ir::op_kind::literal: add_loop(keys, fill_key(n.type)); continue;
       default: break;
     }
-    add_conversion(keys, n.compute, child(n.a));
-    if (ir::arity(n.code) == 1) {
-      add_loop(keys, unary_key(n.code, n.compute));
-      add_conversion(keys, n.type, n.compute);
-      continue;
-    }
-    add_conversion(keys, n.compute, child(n.b));
-    const bool predicate = n.code >= ir::op::lt && n.code <= ir::op::logical_or;
-    add_loop(keys, predicate ? predicate_key(n.code, n.compute) : arithmetic_key(n.code, n.compute));
-    add_conversion(keys, n.type, predicate ? dtype::boolean : n.compute);
+    const std::int32_t operands[] = {n.a, n.b, n.c};
+    for (int i = 0; i < ir::arity(n.code); ++i) add_conversion(keys, operand_type(n, i), child(operands[i]));
+    if (has_operation_loop(n.code)) add_loop(keys, operation_key(n));
+    add_conversion(keys, n.type, produced_type(n));
   }
   // A statement's store: a conversion, or a copy when the root's value is not
   // computed straight into the target.

@@ -1,0 +1,206 @@
+#pragma once
+// The elementwise operations, one record each: everything the front end,
+// render, the host loops and the device code need to know about an op apart
+// from its per-element meaning (backend/element_ops.hpp). Adding an op is a
+// row here; docs/architecture.md lists the rest.
+#include <cstdint>
+
+#include "../detail/string_view.hpp"
+#include "dtype.hpp"
+
+namespace streamdsl::ir {
+
+// In the order of op_table's rows (tests/ir/op_table_test.cpp checks it).
+enum class op : std::uint8_t {
+  load,     // element of a buffer (ref = buffer id); 0-d buffers broadcast
+  param,    // host value bound at run time (ref = param id)
+  literal,  // constant written in the program
+  neg,
+  logical_not,
+  abs,
+  exp,
+  log,
+  sqrt,
+  rsqrt,
+  sin,
+  cos,
+  tanh,
+  sigmoid,
+  relu,
+  cast,
+  add,
+  sub,
+  mul,
+  div,
+  min,
+  max,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  logical_and,
+  logical_or,
+  where,
+};
+
+// How an op is evaluated: which function of backend/element_ops.hpp, and so
+// which host loop and which device evaluation.
+enum class op_kind : std::uint8_t {
+  load,
+  param,
+  literal,
+  convert,     // cast: converting the operand to the compute type is the operation
+  unary,       // element::unary, in the compute type
+  arithmetic,  // element::arithmetic, in the compute type; the result has that type
+  predicate,   // element::predicate, operands in the compute type; the result is bool
+  select,      // where(c, a, b): c as bool, a and b in the compute type
+};
+
+// How an op is written, in C++ and in render's text.
+enum class op_form : std::uint8_t {
+  leaf,    // a buffer's or param's name, or a literal
+  prefix,  // -x, !x
+  infix,   // x + y
+  call,    // f(x, ...); a cast is written cast<T>(x)
+};
+
+// How the front end finds a node's result type from its operands' (types_of).
+enum class result_rule : std::uint8_t {
+  leaf,         // the buffer's, param's or literal's own type
+  operands,     // the operands' common type (combine)
+  floating,     // the operands' common type if floating, else float (exp of an int is float, as in PyTorch)
+  boolean,      // bool; the operands are compared in their common type
+  cast_target,  // the cast's target type
+  branches,     // where: the branches' common type, a literal branch adopting the other's (where_branches)
+};
+
+// What operands an op accepts (the front end reports the others).
+enum class operand_rule : std::uint8_t {
+  any,
+  numeric,  // not bool: arithmetic on bools is an error
+  boolean,  // bool only: logical operators
+};
+
+struct op_info {
+  op code;
+  detail::string_view name;      // the enumerator's name
+  detail::string_view spelling;  // as written: the operator, or the function's name
+  std::int8_t arity;             // operands (a, b, c of the node)
+  std::int8_t precedence;        // C++ precedence, higher binds tighter; 7 for leaves and calls
+  op_form form;
+  op_kind kind;
+  result_rule result;
+  operand_rule operands;
+};
+
+// One row per op, in enum order. prec: C++ precedence (higher binds
+// tighter), 7 for leaves and calls.
+namespace rows {
+using F = op_form;
+using K = op_kind;
+using R = result_rule;
+using O = operand_rule;
+// clang-format off
+inline constexpr op_info op_table[] = {
+    // code           name           spelling   arity prec form       kind           result          operands
+    {op::load,        "load",        "",        0, 7, F::leaf,   K::load,       R::leaf,        O::any},
+    {op::param,       "param",       "",        0, 7, F::leaf,   K::param,      R::leaf,        O::any},
+    {op::literal,     "literal",     "",        0, 7, F::leaf,   K::literal,    R::leaf,        O::any},
+    {op::neg,         "neg",         "-",       1, 6, F::prefix, K::unary,      R::operands,    O::numeric},
+    {op::logical_not, "logical_not", "!",       1, 6, F::prefix, K::unary,      R::boolean,     O::boolean},
+    {op::abs,         "abs",         "abs",     1, 7, F::call,   K::unary,      R::operands,    O::any},
+    {op::exp,         "exp",         "exp",     1, 7, F::call,   K::unary,      R::floating,    O::any},
+    {op::log,         "log",         "log",     1, 7, F::call,   K::unary,      R::floating,    O::any},
+    {op::sqrt,        "sqrt",        "sqrt",    1, 7, F::call,   K::unary,      R::floating,    O::any},
+    {op::rsqrt,       "rsqrt",       "rsqrt",   1, 7, F::call,   K::unary,      R::floating,    O::any},
+    {op::sin,         "sin",         "sin",     1, 7, F::call,   K::unary,      R::floating,    O::any},
+    {op::cos,         "cos",         "cos",     1, 7, F::call,   K::unary,      R::floating,    O::any},
+    {op::tanh,        "tanh",        "tanh",    1, 7, F::call,   K::unary,      R::floating,    O::any},
+    {op::sigmoid,     "sigmoid",     "sigmoid", 1, 7, F::call,   K::unary,      R::floating,    O::any},
+    {op::relu,        "relu",        "relu",    1, 7, F::call,   K::unary,      R::operands,    O::any},
+    {op::cast,        "cast",        "cast",    1, 7, F::call,   K::convert,    R::cast_target, O::any},
+    {op::add,         "add",         "+",       2, 4, F::infix,  K::arithmetic, R::operands,    O::numeric},
+    {op::sub,         "sub",         "-",       2, 4, F::infix,  K::arithmetic, R::operands,    O::numeric},
+    {op::mul,         "mul",         "*",       2, 5, F::infix,  K::arithmetic, R::operands,    O::numeric},
+    {op::div,         "div",         "/",       2, 5, F::infix,  K::arithmetic, R::operands,    O::numeric},
+    {op::min,         "min",         "min",     2, 7, F::call,   K::arithmetic, R::operands,    O::any},
+    {op::max,         "max",         "max",     2, 7, F::call,   K::arithmetic, R::operands,    O::any},
+    {op::lt,          "lt",          "<",       2, 3, F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::le,          "le",          "<=",      2, 3, F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::gt,          "gt",          ">",       2, 3, F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::ge,          "ge",          ">=",      2, 3, F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::eq,          "eq",          "==",      2, 2, F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::ne,          "ne",          "!=",      2, 2, F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::logical_and, "logical_and", "&&",      2, 1, F::infix,  K::predicate,  R::boolean,     O::boolean},
+    {op::logical_or,  "logical_or",  "||",      2, 0, F::infix,  K::predicate,  R::boolean,     O::boolean},
+    {op::where,       "where",       "where",   3, 7, F::call,   K::select,     R::branches,    O::any},
+};
+// clang-format on
+}  // namespace rows
+using rows::op_table;
+
+inline constexpr int op_count = static_cast<int>(sizeof(op_table) / sizeof(op_table[0]));
+
+constexpr const op_info& info(op o) { return op_table[static_cast<int>(o)]; }
+constexpr int arity(op o) { return info(o).arity; }
+constexpr detail::string_view spelling(op o) { return info(o).spelling; }
+constexpr int precedence(op o) { return info(o).precedence; }
+constexpr bool is_infix(op o) { return info(o).form == op_form::infix; }
+constexpr op_kind kind_of(op o) { return info(o).kind; }
+constexpr bool is_predicate(op o) { return info(o).kind == op_kind::predicate; }
+
+// --- result types (result_rule) ------------------------------------------------
+
+// Transcendentals of integers and bools compute in float.
+constexpr dtype floating_result(dtype t) {
+  return category_of(t) == dtype_category::floating ? t : dtype::float32;
+}
+
+// The types of where's branches a and b once a literal branch has adopted
+// the other branch's type (when that loses nothing) and two literals have
+// promoted; they must then be equal, or the front end reports them.
+struct branch_types {
+  dtype a, b;
+};
+constexpr branch_types where_branches(typed a, typed b) {
+  dtype ta = a.type, tb = b.type;
+  if (a.power == strength::literal && b.power != strength::literal && category_of(ta) <= category_of(tb))
+    ta = tb;
+  if (b.power == strength::literal && a.power != strength::literal && category_of(tb) <= category_of(ta))
+    tb = ta;
+  if (a.power == strength::literal && b.power == strength::literal) ta = tb = promote(ta, tb);
+  return {ta, tb};
+}
+
+struct node_types {
+  typed result;   // the node's type, and how strongly it promotes
+  dtype compute;  // the type its operands are converted to
+};
+
+// The types of a node of op `code` whose operands (the node's a, b, c) have
+// static types `a`, `b`, `c`; a cast's target is `to`. Leaves take `a`.
+constexpr node_types types_of(op code, typed a, typed b = {}, typed c = {}, dtype to = dtype::float32) {
+  const auto stronger = [](strength x, strength y) { return x > y ? x : y; };
+  const typed joined = arity(code) == 2 ? combine(a, b) : a;  // where: not used
+  switch (info(code).result) {
+    case result_rule::leaf:
+    case result_rule::operands: return {joined, joined.type};
+    case result_rule::floating: {
+      const dtype t = floating_result(joined.type);
+      return {{t, joined.power}, t};
+    }
+    case result_rule::boolean:
+      return {{dtype::boolean, joined.power},
+              info(code).operands == operand_rule::boolean ? dtype::boolean : joined.type};
+    case result_rule::cast_target: return {{to, a.power}, to};
+    case result_rule::branches: {
+      const dtype t = where_branches(b, c).a;
+      return {{t, stronger(a.power, stronger(b.power, c.power))}, t};
+    }
+  }
+  return {a, a.type};
+}
+
+}  // namespace streamdsl::ir

@@ -1,0 +1,178 @@
+// The op table (ir/op_table.hpp): one row per op, in enum order, and rows
+// that agree with themselves and with the types the front end gives nodes.
+#include <catch2/catch.hpp>
+#include <streamdsl/streamdsl.hpp>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+namespace ir = sd::ir;
+using sd::dtype;
+using sd::strength;
+using sd::typed;
+
+constexpr bool rows_in_enum_order() {
+  for (int i = 0; i < ir::op_count; ++i)
+    if (static_cast<int>(ir::op_table[i].code) != i) return false;
+  return ir::op_table[ir::op_count - 1].code == ir::op::where;  // the last enumerator has the last row
+}
+
+// The operands each kind of op evaluates.
+constexpr int arity_of(ir::op_kind k) {
+  switch (k) {
+    case ir::op_kind::load:
+    case ir::op_kind::param:
+    case ir::op_kind::literal: return 0;
+    case ir::op_kind::convert:
+    case ir::op_kind::unary: return 1;
+    case ir::op_kind::arithmetic:
+    case ir::op_kind::predicate: return 2;
+    case ir::op_kind::select: return 3;
+  }
+  return -1;
+}
+
+// Every row's fields fit together: its form, kind, arity, precedence and
+// spelling say the same thing.
+constexpr bool row_consistent(const ir::op_info& o) {
+  if (o.arity != arity_of(o.kind)) return false;
+  if (o.name.empty()) return false;
+  switch (o.form) {
+    case ir::op_form::leaf:
+      return o.arity == 0 && o.precedence == 7 && o.spelling.empty() && o.result == ir::result_rule::leaf;
+    case ir::op_form::prefix: return o.arity == 1 && o.precedence == 6 && !o.spelling.empty();
+    case ir::op_form::infix:
+      return o.arity == 2 && o.precedence >= 0 && o.precedence <= 5 && !o.spelling.empty();
+    case ir::op_form::call: return o.arity >= 1 && o.precedence == 7 && o.spelling == o.name;
+  }
+  return false;
+}
+
+constexpr bool all_rows_consistent() {
+  for (const auto& o : ir::op_table)
+    if (!row_consistent(o)) return false;
+  return true;
+}
+
+// Predicates give bool, and only they and logical not do.
+constexpr bool predicates_are_boolean() {
+  for (const auto& o : ir::op_table) {
+    const bool predicate = o.kind == ir::op_kind::predicate;
+    if (predicate != (o.result == ir::result_rule::boolean && o.arity == 2)) return false;
+    if (predicate != ir::is_predicate(o.code)) return false;
+  }
+  return true;
+}
+
+constexpr bool spellings_unique_per_arity() {
+  for (const auto& a : ir::op_table)
+    for (const auto& b : ir::op_table)
+      if (a.code != b.code && a.arity == b.arity && !a.spelling.empty() && a.spelling == b.spelling)
+        return false;
+  return true;
+}
+
+constexpr typed tensor(dtype t) { return {t, strength::tensor}; }
+constexpr typed literal(dtype t) { return {t, strength::literal}; }
+
+}  // namespace
+
+TEST_CASE("every op has one row, in enum order", "[ir][op_table]") {
+  STATIC_REQUIRE(rows_in_enum_order());
+  STATIC_REQUIRE(ir::op_count == static_cast<int>(ir::op::where) + 1);
+  STATIC_REQUIRE(&ir::info(ir::op::mul) == &ir::op_table[static_cast<int>(ir::op::mul)]);
+}
+
+TEST_CASE("each row's arity, form, precedence and spelling agree", "[ir][op_table]") {
+  STATIC_REQUIRE(all_rows_consistent());
+  STATIC_REQUIRE(predicates_are_boolean());
+  STATIC_REQUIRE(spellings_unique_per_arity());
+  // C++'s precedence order, tightest first.
+  STATIC_REQUIRE(ir::precedence(ir::op::neg) > ir::precedence(ir::op::mul));
+  STATIC_REQUIRE(ir::precedence(ir::op::mul) == ir::precedence(ir::op::div));
+  STATIC_REQUIRE(ir::precedence(ir::op::div) > ir::precedence(ir::op::add));
+  STATIC_REQUIRE(ir::precedence(ir::op::add) == ir::precedence(ir::op::sub));
+  STATIC_REQUIRE(ir::precedence(ir::op::sub) > ir::precedence(ir::op::lt));
+  STATIC_REQUIRE(ir::precedence(ir::op::ge) > ir::precedence(ir::op::eq));
+  STATIC_REQUIRE(ir::precedence(ir::op::ne) > ir::precedence(ir::op::logical_and));
+  STATIC_REQUIRE(ir::precedence(ir::op::logical_and) > ir::precedence(ir::op::logical_or));
+  STATIC_REQUIRE(ir::spelling(ir::op::sub) == "-");
+  STATIC_REQUIRE(ir::spelling(ir::op::logical_or) == "||");
+  STATIC_REQUIRE(ir::is_infix(ir::op::add) && !ir::is_infix(ir::op::min) && !ir::is_infix(ir::op::neg));
+}
+
+TEST_CASE("types_of follows each op's result rule", "[ir][op_table]") {
+  constexpr typed f = tensor(dtype::float32), i = tensor(dtype::int32), b = tensor(dtype::boolean);
+  // operands: the common type; a weak literal does not widen
+  STATIC_REQUIRE(ir::types_of(ir::op::add, f, literal(dtype::float64)).result == f);
+  STATIC_REQUIRE(ir::types_of(ir::op::mul, i, tensor(dtype::int64)).result == tensor(dtype::int64));
+  STATIC_REQUIRE(ir::types_of(ir::op::neg, i).result == i);
+  // floating: transcendentals of integers are float
+  STATIC_REQUIRE(ir::types_of(ir::op::exp, i).result == f);
+  STATIC_REQUIRE(ir::types_of(ir::op::exp, i).compute == dtype::float32);
+  STATIC_REQUIRE(ir::types_of(ir::op::sqrt, tensor(dtype::float64)).result == tensor(dtype::float64));
+  STATIC_REQUIRE(ir::types_of(ir::op::abs, i).result == i);  // abs and relu keep their type
+  // boolean: compared in the common type
+  constexpr auto less = ir::types_of(ir::op::lt, i, f);
+  STATIC_REQUIRE(less.result == b);
+  STATIC_REQUIRE(less.compute == dtype::float32);
+  STATIC_REQUIRE(ir::types_of(ir::op::logical_not, b).result == b);
+  STATIC_REQUIRE(ir::types_of(ir::op::logical_and, b, b).compute == dtype::boolean);
+  // a comparison with a param is as strong as the param
+  STATIC_REQUIRE(ir::types_of(ir::op::gt, {dtype::float32, strength::scalar}, literal(dtype::int32)).result ==
+                 typed{dtype::boolean, strength::scalar});
+  // cast: the target, as strong as the operand
+  STATIC_REQUIRE(ir::types_of(ir::op::cast, f, {}, {}, dtype::int64).result == tensor(dtype::int64));
+  STATIC_REQUIRE(ir::types_of(ir::op::cast, f, {}, {}, dtype::int64).compute == dtype::int64);
+}
+
+TEST_CASE("where's branches: a literal adopts the other branch's type when that loses nothing",
+          "[ir][op_table]") {
+  constexpr typed c = tensor(dtype::boolean);
+  constexpr typed f = tensor(dtype::float32), i = tensor(dtype::int32);
+  STATIC_REQUIRE(ir::types_of(ir::op::where, c, f, literal(dtype::float64)).result == f);
+  STATIC_REQUIRE(ir::types_of(ir::op::where, c, literal(dtype::int32), f).result == f);
+  STATIC_REQUIRE(ir::types_of(ir::op::where, c, i, i).result == i);
+  // two literals promote; the condition's strength counts
+  STATIC_REQUIRE(ir::types_of(ir::op::where, c, literal(dtype::int32), literal(dtype::float64)).result ==
+                 typed{dtype::float64, strength::tensor});
+  // a float literal does not adapt to an int branch: the branches differ, which the front end reports
+  constexpr auto mixed = ir::where_branches(i, literal(dtype::float64));
+  STATIC_REQUIRE(mixed.a == dtype::int32);
+  STATIC_REQUIRE(mixed.b == dtype::float64);
+  constexpr auto same = ir::where_branches(f, literal(dtype::int32));
+  STATIC_REQUIRE(same.a == same.b);
+}
+
+TEST_CASE("the front end's expressions take their types from the table", "[ir][op_table]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<int32_t>("x");
+    auto s = p.param<double>("s");
+    auto e = p.output<float>("e");
+    auto w = p.output<float>("w");
+    auto l = p.output<bool>("l");
+    e = sd::exp(x);
+    w = sd::where(x > 0, sd::cast<float>(x), 2);
+    l = !(x < s);
+  });
+  using X = sd::expr<int32_t, strength::tensor>;
+  using S = sd::param<double>;
+  STATIC_REQUIRE(std::is_same_v<decltype(sd::exp(std::declval<X>())), sd::expr<float, strength::tensor>>);
+  STATIC_REQUIRE(
+      std::is_same_v<decltype(std::declval<X>() < std::declval<S>()), sd::expr<bool, strength::tensor>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(sd::where(std::declval<X>() > 0, std::declval<X>(), 2)),
+                                sd::expr<int32_t, strength::tensor>>);
+  STATIC_REQUIRE(std::is_same_v<decltype(sd::cast<std::int64_t>(std::declval<S>())),
+                                sd::expr<std::int64_t, strength::scalar>>);
+  // rendered with the table's spellings, forms and precedences
+  constexpr auto plan = prog.plan();
+  std::vector<std::string> texts;
+  for (const auto& st : plan.ir.stmts) {
+    const auto t = ir::statement_text(plan.ir, st);
+    texts.emplace_back(t.view().data(), t.view().size());
+  }
+  CHECK_THAT(texts, Catch::Matchers::UnorderedEquals(std::vector<std::string>{
+                        "e = exp(x)", "w = where(x > 0, cast<float>(x), 2)", "l = !(x < s)"}));
+}
