@@ -54,15 +54,11 @@ constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true
     run.push_back(i);
     open_domain[static_cast<std::size_t>(s.stream)] = domain;
   }
-  // Close the remaining runs in the order their last statements were written.
-  for (;;) {
-    std::int32_t next = -1;
-    for (std::int32_t s = 0; s < static_cast<std::int32_t>(p.streams.size()); ++s) {
-      const auto& run = open[static_cast<std::size_t>(s)];
-      if (!run.empty() && (next < 0 || run.back() < open[static_cast<std::size_t>(next)].back())) next = s;
-    }
-    if (next < 0) break;
-    close(next, n);
+  // Close the remaining runs in the order their last statements were written
+  // (one pass over the statements, not one over the streams per run).
+  for (std::int32_t i = 0; i < n; ++i) {
+    const auto& run = open[static_cast<std::size_t>(p.stmts[i].stream)];
+    if (!run.empty() && run.back() == i) close(p.stmts[i].stream, n);
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include "../detail/fixed_string.hpp"
 #include "../diag/error_kind.hpp"
 #include "../dsl/options.hpp"
+#include "../passes/sync_insertion.hpp"
 #include "plan_model.hpp"
 #include "plan_view.hpp"
 
@@ -38,8 +39,8 @@ constexpr bool fits_within(const plan_sizes& a, const plan_sizes& b) {
 // Upper bounds of every array of the plan the passes make from program `p`
 // (as built, before any pass). The passes add no buffers, nodes or names of
 // the user; they add events and statements (wait_stream lowers to a record
-// and a wait; sd::automatic inserts at most one wait per other stream before
-// each assignment, and one record per wait), and notes, each about one
+// and a wait; sd::automatic inserts at most passes::max_inserted_waits waits,
+// and one record per wait), and notes, each about one
 // statement (a removed or dropped sync, or a move, which merges two kernels),
 // each at most note_capacity characters, interned into the name pool.
 constexpr plan_sizes bounds_of(const ir::program& p, options o) {
@@ -49,7 +50,7 @@ constexpr plan_sizes bounds_of(const ir::program& p, options o) {
     wait_streams += s.kind == ir::stmt_kind::wait_stream ? 1 : 0;
   }
   const std::size_t streams = p.streams.size();
-  const std::size_t inserted = o.sync == sync_policy::automatic ? assigns * (streams - 1) : 0;  // waits
+  const std::size_t inserted = o.sync == sync_policy::automatic ? passes::max_inserted_waits(p) : 0;  // waits
   const std::size_t stmts = p.stmts.size() + wait_streams + 2 * inserted;
   const std::size_t events = p.events.size() + wait_streams + inserted;
   constexpr std::size_t event_name = 32;  // "wait_stream" or "auto_sync" and a number
