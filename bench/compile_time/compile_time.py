@@ -365,7 +365,7 @@ def main():
     # (unit name, statements, streams, syncs, {compiler: source}, program or None)
     units = [("fixed", 0, 0, 0, {c: unit_fixed(None) for c in compilers}, None),
              ("fixed+executor", 0, 0, 0, {c: unit_fixed(executor_header[executor_of[c]]) for c in compilers}, None)]
-    for n in [int(x) for x in args.sizes.split(",")]:
+    for n in [int(x) for x in args.sizes.split(",") if x]:
         prog = Program(n, STREAMS_FOR.get(n, 4), args.seed + n)
         units.append(("plan %d" % n, n, len(prog.streams), prog.syncs, {c: unit_program(prog, None) for c in compilers},
                       prog))
