@@ -75,7 +75,9 @@ class dyn_array {
     return data_[size_ - 1];
   }
   constexpr void pop_back() {
-    check(size_ > 0);
+#ifndef NDEBUG
+    if (size_ == 0) dyn_array_out_of_range();
+#endif
     data_[--size_] = T{};
   }
   constexpr void resize(std::size_t n, const T& value = T{}) {
@@ -115,12 +117,18 @@ class dyn_array {
   constexpr bool empty() const { return size_ == 0; }
   constexpr T* data() { return data_; }
   constexpr const T* data() const { return data_; }
+  // The check is written at each use, not in a helper: a call costs
+  // constant-evaluation steps even when NDEBUG empties it.
   constexpr T& operator[](std::size_t i) {
-    check(i < size_);
+#ifndef NDEBUG
+    if (i >= size_) dyn_array_out_of_range();
+#endif
     return data_[i];
   }
   constexpr const T& operator[](std::size_t i) const {
-    check(i < size_);
+#ifndef NDEBUG
+    if (i >= size_) dyn_array_out_of_range();
+#endif
     return data_[i];
   }
   constexpr T& front() { return (*this)[0]; }
@@ -133,11 +141,6 @@ class dyn_array {
   constexpr const T* end() const { return data_ + size_; }
 
  private:
-  static constexpr void check([[maybe_unused]] bool in_range) {
-#ifndef NDEBUG
-    if (!in_range) dyn_array_out_of_range();
-#endif
-  }
   constexpr void copy_from(const dyn_array& other) {
     reserve(other.size_);
     for (std::size_t i = 0; i < other.size_; ++i) data_[i] = other.data_[i];

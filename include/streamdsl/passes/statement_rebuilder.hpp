@@ -17,16 +17,16 @@ class statement_rebuilder {
   // another stream); a wait among them keeps its record, renumbered by finish().
   constexpr std::int32_t copy(std::int32_t old, const ir::statement& s) {
     new_index_[static_cast<std::size_t>(old)] = static_cast<std::int32_t>(out_.size());
-    renumber_.push_back(s.kind == ir::stmt_kind::wait && s.binds >= 0);
     out_.push_back(s);
     return static_cast<std::int32_t>(out_.size() - 1);
   }
   // Appends a statement the pass makes; a wait's binds is already an index
   // in the new list.
   constexpr std::int32_t add(const ir::statement& s) {
-    renumber_.push_back(false);
     out_.push_back(s);
-    return static_cast<std::int32_t>(out_.size() - 1);
+    const auto at = static_cast<std::int32_t>(out_.size() - 1);
+    if (s.kind == ir::stmt_kind::wait && s.binds >= 0) added_waits_.push_back(at);
+    return at;
   }
   // Where old statement i went; -1 if it was not copied (yet).
   constexpr std::int32_t new_index(std::int32_t old) const {
@@ -36,15 +36,25 @@ class statement_rebuilder {
 
   // The new list. A record must be copied whenever a wait bound to it is.
   constexpr detail::dyn_array<ir::statement> finish() {
-    for (std::size_t i = 0; i < out_.size(); ++i)
-      if (renumber_[i]) out_[i].binds = new_index_[static_cast<std::size_t>(out_[i].binds)];
+    // Added waits (few) are set aside while every other wait is renumbered.
+    detail::dyn_array<std::int32_t> added_binds(added_waits_.size(), -1);
+    for (std::size_t j = 0; j < added_waits_.size(); ++j) {
+      auto& binds = out_[static_cast<std::size_t>(added_waits_[j])].binds;
+      added_binds[j] = binds;
+      binds = -1;
+    }
+    for (auto& s : out_)
+      if (s.kind == ir::stmt_kind::wait && s.binds >= 0)
+        s.binds = new_index_[static_cast<std::size_t>(s.binds)];
+    for (std::size_t j = 0; j < added_waits_.size(); ++j)
+      out_[static_cast<std::size_t>(added_waits_[j])].binds = added_binds[j];
     return static_cast<detail::dyn_array<ir::statement>&&>(out_);
   }
 
  private:
   detail::dyn_array<std::int32_t> new_index_;
   detail::dyn_array<ir::statement> out_;
-  detail::dyn_array<bool> renumber_;
+  detail::dyn_array<std::int32_t> added_waits_;  // indices of added waits, already bound
 };
 
 }  // namespace streamdsl::passes
