@@ -71,8 +71,9 @@ constexpr void insert_syncs(ir::program& p) {
     clocks.append(s.stream);
     return old >= 0 ? out.copy(old, s) : out.add(s);
   };
-  // The accesses of stream e.stream to a buffer that statement (writing or
-  // not) would conflict with.
+  // Lists, under each other stream, its accesses to buffer b that an access
+  // of this statement conflicts with: its latest write, and its latest read
+  // when this statement writes b.
   auto gather = [&](std::int32_t b, std::int32_t self, bool writes) {
     for (auto e = table.first(b); e >= 0; e = table[e].next) {
       const auto& x = table[e];
