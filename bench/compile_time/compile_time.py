@@ -18,6 +18,11 @@ Translation units, per compiler:
   run N          the same, plus running it with the executor: under nvcc this
                  instantiates every fused kernel; the host executor interprets
                  the plan, so under g++ it adds only the executor's own code
+  joined N       N streams each write an output and one statement on main
+                 joins them, under sd::automatic (a wait per stream): the
+                 scale of the passes in the number of streams; compiled with
+                 each compiler's default constant-evaluation limits unless
+                 --raise-constexpr-limits
 
 The bars (docs/benchmarks.md, "Compile time"): 20 statements <= 5 s under nvcc; 200
 statements <= 15 s and <= 1.5 GB under nvcc (judged on the `run` units: every
@@ -25,7 +30,7 @@ kernel instantiated) and <= 3 s under g++ (judged on the `plan` units, the
 program itself: g++ instantiates no kernels; the `run` units with the host
 executor are reported against the same bar).
 
-usage: compile_time.py [--repeat 3] [--out compile_time.json] [--sizes 20,50,200]
+usage: compile_time.py [--repeat 3] [--out compile_time.json] [--sizes 20,50,200] [--joined 16,32,64,128]
                        [--cxx g++] [--nvcc PATH|none] [--arch sm_90] [--keep DIR]
                        [--raise-constexpr-limits] [--gxx-flags F] [--nvcc-flags F]
        compile_time.py --report compile_time.json   (the table of an earlier run)
@@ -180,6 +185,27 @@ class Program:
         return [b for b, _, _ in self.buffers if b not in self.read]
 
 
+def joined_source(n):
+    """N streams each write an output; one statement on main joins them (sd::automatic)."""
+    out = ["constexpr auto generated = sd::program<sd::automatic>([](sd::builder& p) {",
+           '  auto x = p.input<float>("x");',
+           '  auto y = p.output<float>("y");']
+    out += ['  auto o%d = p.output<float>("o%d");' % (i, i) for i in range(n)]
+    out += ['  auto s%d = p.stream("s%d");' % (i, i) for i in range(n)]
+    out += ["  sd::with_stream(s%d, [&] { o%d = x + %d; });" % (i, i, i) for i in range(n)]
+    out.append("  y = " + " + ".join("o%d" % i for i in range(n)) + ";")
+    out.append("});")
+    return "\n".join(out)
+
+
+def unit_joined(n):
+    lines = ["#include <cstdio>", "#include <streamdsl/streamdsl.hpp>", "", joined_source(n), "",
+             "static_assert(generated.plan().stream_count() == %d);" % (n + 1),
+             "static_assert(generated.plan().waits(\"main\") == %d);" % n, "",
+             "int main() {", '  std::printf("%s", generated.to_string().c_str());', "  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
 # --- translation units ------------------------------------------------------------
 
 def unit_fixed(executor):
@@ -299,6 +325,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3, help="compiles per unit; the median is reported")
     ap.add_argument("--sizes", default="20,50,200")
+    ap.add_argument("--joined", default="16,32,64,128",
+                    help="stream counts of the 'joined' units (N streams joined by one statement); '' for none")
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("--nvcc", default="", help="path to nvcc, or 'none' (default: PATH, /usr/local/cuda/bin)")
     ap.add_argument("--arch", default="sm_90")
@@ -337,12 +365,15 @@ def main():
     # (unit name, statements, streams, syncs, {compiler: source}, program or None)
     units = [("fixed", 0, 0, 0, {c: unit_fixed(None) for c in compilers}, None),
              ("fixed+executor", 0, 0, 0, {c: unit_fixed(executor_header[executor_of[c]]) for c in compilers}, None)]
-    for n in [int(x) for x in args.sizes.split(",")]:
+    for n in [int(x) for x in args.sizes.split(",") if x]:
         prog = Program(n, STREAMS_FOR.get(n, 4), args.seed + n)
         units.append(("plan %d" % n, n, len(prog.streams), prog.syncs, {c: unit_program(prog, None) for c in compilers},
                       prog))
         units.append(("run %d" % n, n, len(prog.streams), prog.syncs,
                       {c: unit_program(prog, executor_of[c]) for c in compilers}, prog))
+
+    for n in [int(x) for x in args.joined.split(",") if x]:
+        units.append(("joined %d" % n, n + 1, n + 1, n, {c: unit_joined(n) for c in compilers}, None))
 
     results = []
     for name, n, streams, syncs, sources, prog in units:
@@ -367,7 +398,7 @@ def main():
                 name, comp, row[comp]["median_s"], row[comp]["median_cpu_s"], row[comp]["peak_mb"]),
                 file=sys.stderr, flush=True)
             # The plan's size, from the program itself (g++ build, not timed).
-            if comp == "g++" and prog is not None and name.startswith("plan"):
+            if comp == "g++" and ((prog is not None and name.startswith("plan")) or name.startswith("joined")):
                 exe = os.path.join(work, stem)
                 link = subprocess.run([args.cxx, stem + ".o", "-o", exe], cwd=work, capture_output=True, text=True)
                 if link.returncode == 0:
@@ -377,7 +408,7 @@ def main():
 
     # The plan summary belongs to both units of one program.
     for row in results:
-        if "plan_summary" not in row and row["statements"]:
+        if "plan_summary" not in row and row["statements"] and not row["unit"].startswith("joined"):
             twin = [r for r in results if r["statements"] == row["statements"] and "plan_summary" in r]
             if twin:
                 row["plan_summary"] = twin[0]["plan_summary"]

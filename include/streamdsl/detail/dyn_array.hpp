@@ -9,6 +9,11 @@
 
 namespace streamdsl::detail {
 
+// Debug builds (NDEBUG off) check every index: out of range is a compile
+// error in a constant evaluation (this function is not constexpr) and a trap
+// at run time. Release builds pay nothing.
+[[noreturn]] inline void dyn_array_out_of_range() { __builtin_trap(); }
+
 template <class T>
 class dyn_array {
  public:
@@ -69,11 +74,19 @@ class dyn_array {
     push_back(T(static_cast<A&&>(args)...));
     return data_[size_ - 1];
   }
-  constexpr void pop_back() { --size_; }
+  constexpr void pop_back() {
+#ifndef NDEBUG
+    if (size_ == 0) dyn_array_out_of_range();
+#endif
+    data_[--size_] = T{};
+  }
   constexpr void resize(std::size_t n, const T& value = T{}) {
     const T fill = value;  // value may be an element: copy it before the storage moves
-    reserve(n);
+    // Grows geometrically like push_back: a table resized one row at a time
+    // (a row per event, per slot) would otherwise be copied whole each time.
+    if (n > cap_) reserve(n > 2 * cap_ ? n : 2 * cap_);
     for (std::size_t i = size_; i < n; ++i) data_[i] = fill;
+    for (std::size_t i = n; i < size_; ++i) data_[i] = T{};  // what it removes owns nothing after
     size_ = n;
   }
   constexpr void assign(std::size_t n, const T& value) {
@@ -87,18 +100,41 @@ class dyn_array {
     reserve(static_cast<std::size_t>(last - first));
     for (; first != last; ++first) data_[size_++] = static_cast<T>(*first);
   }
-  constexpr void clear() { size_ = 0; }
+  // Appends copies of [first, first + n) (not elements of this array).
+  constexpr void append(const T* first, std::size_t n) {
+    if (size_ + n > cap_) reserve(size_ + n > 2 * cap_ ? size_ + n : 2 * cap_);
+    for (std::size_t i = 0; i < n; ++i) data_[size_ + i] = first[i];
+    size_ += n;
+  }
+  // Removed elements are reset to T{}: the storage stays, but what they
+  // owned (a nested array's memory) is released now, not when overwritten.
+  constexpr void clear() {
+    for (std::size_t i = 0; i < size_; ++i) data_[i] = T{};
+    size_ = 0;
+  }
 
   constexpr std::size_t size() const { return size_; }
   constexpr bool empty() const { return size_ == 0; }
   constexpr T* data() { return data_; }
   constexpr const T* data() const { return data_; }
-  constexpr T& operator[](std::size_t i) { return data_[i]; }
-  constexpr const T& operator[](std::size_t i) const { return data_[i]; }
-  constexpr T& front() { return data_[0]; }
-  constexpr const T& front() const { return data_[0]; }
-  constexpr T& back() { return data_[size_ - 1]; }
-  constexpr const T& back() const { return data_[size_ - 1]; }
+  // The check is written at each use, not in a helper: a call costs
+  // constant-evaluation steps even when NDEBUG empties it.
+  constexpr T& operator[](std::size_t i) {
+#ifndef NDEBUG
+    if (i >= size_) dyn_array_out_of_range();
+#endif
+    return data_[i];
+  }
+  constexpr const T& operator[](std::size_t i) const {
+#ifndef NDEBUG
+    if (i >= size_) dyn_array_out_of_range();
+#endif
+    return data_[i];
+  }
+  constexpr T& front() { return (*this)[0]; }
+  constexpr const T& front() const { return (*this)[0]; }
+  constexpr T& back() { return (*this)[size_ - 1]; }
+  constexpr const T& back() const { return (*this)[size_ - 1]; }
   constexpr T* begin() { return data_; }
   constexpr T* end() { return data_ + size_; }
   constexpr const T* begin() const { return data_; }

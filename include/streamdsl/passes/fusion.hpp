@@ -55,15 +55,26 @@ constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true
     run.push_back(i);
     open_domain[static_cast<std::size_t>(s.stream)] = domain;
   }
-  // Close the remaining runs in the order their last statements were written.
-  for (;;) {
-    std::int32_t next = -1;
-    for (std::int32_t s = 0; s < static_cast<std::int32_t>(p.streams.size()); ++s) {
-      const auto& run = open[static_cast<std::size_t>(s)];
-      if (!run.empty() && (next < 0 || run.back() < open[static_cast<std::size_t>(next)].back())) next = s;
+  // Close the remaining runs in the order their last statements were written:
+  // sorted when they are few, else found by one pass over the statements (a
+  // scan of the streams per run is quadratic when many streams end with work).
+  detail::dyn_array<std::int32_t> left;
+  for (std::int32_t s = 0; s < static_cast<std::int32_t>(p.streams.size()); ++s)
+    if (!open[static_cast<std::size_t>(s)].empty()) left.push_back(s);
+  auto last_of = [&](std::int32_t s) { return open[static_cast<std::size_t>(s)].back(); };
+  if (left.size() * left.size() <= static_cast<std::size_t>(n)) {
+    for (std::size_t a = 1; a < left.size(); ++a)
+      for (std::size_t c = a; c > 0 && last_of(left[c]) < last_of(left[c - 1]); --c) {
+        const auto x = left[c];
+        left[c] = left[c - 1];
+        left[c - 1] = x;
+      }
+    for (auto s : left) close(s, n);
+  } else {
+    for (std::int32_t i = 0; i < n; ++i) {
+      const auto& run = open[static_cast<std::size_t>(p.stmts[i].stream)];
+      if (!run.empty() && run.back() == i) close(p.stmts[i].stream, n);
     }
-    if (next < 0) break;
-    close(next, n);
   }
   return out;
 }

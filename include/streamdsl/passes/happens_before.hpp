@@ -13,68 +13,43 @@
 
 #include "../detail/dyn_array.hpp"
 #include "../ir/statement.hpp"
+#include "vector_clocks.hpp"
 
 namespace streamdsl::passes {
 
 class happens_before {
  public:
   constexpr happens_before(detail::array_view<ir::statement> stmts, std::size_t stream_count)
-      : streams_(stream_count),
-        seq_(stmts.size()),
-        stream_of_(stmts.size()),
-        clocks_(stmts.size() * stream_count) {
-    detail::dyn_array<std::int32_t> current(stream_count * stream_count, 0);  // per stream: its clock
-    for (std::size_t i = 0; i < stmts.size(); ++i) {
-      const auto& s = stmts[i];
-      const auto me = static_cast<std::size_t>(s.stream);
-      auto* mine = current.data() + me * streams_;
+      : clocks_(stream_count, stmts.size()) {
+    for (const auto& s : stmts) {
       // The clock is taken before a wait's own effect, so covers() can tell
       // whether the wait adds anything; statements after it see the join.
-      seq_[i] = mine[me];
-      stream_of_[i] = s.stream;
-      for (std::size_t k = 0; k < streams_; ++k) clocks_[i * streams_ + k] = mine[k];
-      if (s.kind == ir::stmt_kind::wait && s.binds >= 0)
-        join(mine, clocks_.data() + static_cast<std::size_t>(s.binds) * streams_);
-      if (s.kind == ir::stmt_kind::wait_stream)
-        join(mine, current.data() + static_cast<std::size_t>(s.other) * streams_);
-      ++mine[me];
+      clocks_.append(s.stream);
+      if (s.kind == ir::stmt_kind::wait && s.binds >= 0) clocks_.join(s.stream, clocks_.clock_of(s.binds));
+      if (s.kind == ir::stmt_kind::wait_stream) clocks_.join(s.stream, clocks_.live(s.other));
     }
   }
 
   // Whether statement a happens before statement b (a != b).
   constexpr bool ordered(std::int32_t a, std::int32_t b) const {
-    if (a == b) return false;
-    return clocks_[static_cast<std::size_t>(b) * streams_ + static_cast<std::size_t>(stream_of_[a])] >
-           seq_[a];
+    return a != b && clocks_.counts(clocks_.clock_of(b), a);
   }
   constexpr bool concurrent(std::int32_t a, std::int32_t b) const {
     return a != b && !ordered(a, b) && !ordered(b, a);
   }
   // Position of a statement in its stream's program order.
-  constexpr std::int32_t sequence(std::int32_t i) const { return seq_[i]; }
+  constexpr std::int32_t sequence(std::int32_t i) const { return clocks_.sequence(i); }
   // How many statements of stream `s` are known to happen before statement i.
-  constexpr std::int32_t clock(std::int32_t i, std::int32_t s) const {
-    return clocks_[static_cast<std::size_t>(i) * streams_ + static_cast<std::size_t>(s)];
-  }
+  constexpr std::int32_t clock(std::int32_t i, std::int32_t s) const { return clocks_.clock_of(i)[s]; }
+  // All of statement i's clock (one entry per stream).
+  constexpr const std::int32_t* clock_of(std::int32_t i) const { return clocks_.clock_of(i); }
   // Whether everything statement `r` (a record) captured is already known at i.
   constexpr bool covers(std::int32_t i, std::int32_t r) const {
-    for (std::size_t k = 0; k < streams_; ++k)
-      if (clocks_[static_cast<std::size_t>(r) * streams_ + k] >
-          clocks_[static_cast<std::size_t>(i) * streams_ + k])
-        return false;
-    return true;
+    return clocks_.covered(clocks_.clock_of(r), clocks_.clock_of(i));
   }
 
  private:
-  constexpr void join(std::int32_t* into, const std::int32_t* from) const {
-    for (std::size_t k = 0; k < streams_; ++k)
-      if (from[k] > into[k]) into[k] = from[k];
-  }
-
-  std::size_t streams_;
-  detail::dyn_array<std::int32_t> seq_;
-  detail::dyn_array<std::int32_t> stream_of_;
-  detail::dyn_array<std::int32_t> clocks_;  // per statement: its stream's clock just before it
+  vector_clocks clocks_;  // per statement: its stream's clock just before it
 };
 
 }  // namespace streamdsl::passes

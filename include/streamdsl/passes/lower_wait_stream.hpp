@@ -4,6 +4,7 @@
 #include "../detail/text.hpp"
 #include "../ir/program.hpp"
 #include "../plan/plan_arrays.hpp"
+#include "statement_rebuilder.hpp"
 
 namespace streamdsl::passes {
 
@@ -17,28 +18,25 @@ constexpr std::int32_t add_synthetic_event(ir::program& p, ir::event_role role) 
 }
 
 constexpr void lower_wait_stream(ir::program& p) {
-  detail::dyn_array<ir::statement> out;
-  detail::dyn_array<std::int32_t> moved(p.stmts.size(), -1);  // old index -> new index
+  statement_rebuilder out(p.stmts.size());
   for (std::size_t i = 0; i < p.stmts.size(); ++i) {
     auto s = p.stmts[i];
-    if (s.kind == ir::stmt_kind::wait_stream) {
-      ir::statement rec{};
-      rec.kind = ir::stmt_kind::record;
-      rec.stream = s.other;
-      rec.event = add_synthetic_event(p, ir::event_role::wait_stream);
-      rec.origin = s.origin;
-      out.push_back(rec);
-      s.kind = ir::stmt_kind::wait;
-      s.event = rec.event;
-      s.binds = static_cast<std::int32_t>(out.size() - 1);
-      s.other = -1;
-    } else if (s.kind == ir::stmt_kind::wait && s.binds >= 0) {
-      s.binds = moved[static_cast<std::size_t>(s.binds)];
+    if (s.kind != ir::stmt_kind::wait_stream) {
+      out.copy(static_cast<std::int32_t>(i), s);
+      continue;
     }
-    moved[i] = static_cast<std::int32_t>(out.size());
-    out.push_back(s);
+    ir::statement rec{};
+    rec.kind = ir::stmt_kind::record;
+    rec.stream = s.other;
+    rec.event = add_synthetic_event(p, ir::event_role::wait_stream);
+    rec.origin = s.origin;
+    s.kind = ir::stmt_kind::wait;
+    s.event = rec.event;
+    s.binds = out.add(rec);
+    s.other = -1;
+    out.add(s);
   }
-  p.stmts = out;
+  p.stmts = out.finish();
 }
 
 // Growth bound (passes/schedule.hpp's bounds_of): each wait_stream becomes a

@@ -52,8 +52,13 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
 constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
   const auto p = ir::view_of(m.ir);
   const auto streams = p.streams.size();
-  const happens_before hb(p.stmts, streams);
   const auto uses = collect_accesses(p, parts);
+  // Happens-before only when some temp needs a slot (most programs keep
+  // theirs in registers, and it costs statements x streams).
+  bool any_slot = false;
+  for (std::size_t b = 0; b < p.buffers.size(); ++b)
+    any_slot = any_slot || (p.buffers[b].kind == ir::access::temp && uses.kernel[b] < -1);
+  const happens_before hb(any_slot ? p.stmts : detail::array_view<ir::statement>{}, streams);
   m.storage.assign(p.buffers.size(), storage_bound);
   // Per slot and stream, the latest access of any temp placed in it: accesses
   // on one stream are ordered by program order, so a new occupant may follow

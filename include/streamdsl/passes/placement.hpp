@@ -21,6 +21,7 @@
 #include "erase_statements.hpp"
 #include "fusion.hpp"
 #include "races.hpp"
+#include "statement_rebuilder.hpp"
 
 namespace streamdsl::passes {
 
@@ -32,23 +33,17 @@ constexpr void move_statements(detail::dyn_array<ir::statement>& stmts,
   const auto n = stmts.size();
   detail::dyn_array<bool> is_moved(n, false);
   for (auto i : moved) is_moved[static_cast<std::size_t>(i)] = true;
-  detail::dyn_array<ir::statement> out;
-  detail::dyn_array<std::int32_t> index(n, -1);
+  statement_rebuilder out(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (static_cast<std::int32_t>(i) == before)
       for (auto m : moved) {
-        index[static_cast<std::size_t>(m)] = static_cast<std::int32_t>(out.size());
         auto s = stmts[static_cast<std::size_t>(m)];
         s.stream = stream;
-        out.push_back(s);
+        out.copy(m, s);
       }
-    if (is_moved[i]) continue;
-    index[i] = static_cast<std::int32_t>(out.size());
-    out.push_back(stmts[i]);
+    if (!is_moved[i]) out.copy(static_cast<std::int32_t>(i), stmts[i]);
   }
-  for (auto& s : out)
-    if (s.kind == ir::stmt_kind::wait) s.binds = index[static_cast<std::size_t>(s.binds)];
-  stmts = static_cast<detail::dyn_array<ir::statement>&&>(out);
+  stmts = out.finish();
 }
 
 struct move_candidate {
@@ -220,6 +215,9 @@ constexpr bool orders_a_conflict(const ir::program_view& p, const happens_before
 // entry or exit edge either (lower_to_ops), and records nothing waits for go
 // in remove_redundant_waits.
 constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>& emptied_stream) {
+  bool any = false;
+  for (auto e : emptied_stream) any = any || e;
+  if (!any) return;  // the common case: no happens-before to build
   happens_before hb(m.ir.stmts, m.ir.streams.size());
   for (std::size_t i = m.ir.stmts.size(); i-- > 0;) {
     const auto& w = m.ir.stmts[i];

@@ -18,24 +18,31 @@
 
 namespace streamdsl::passes {
 
-// Whether the join of `known` and the records of the group's other kept
-// waits covers the record of group[j].
-constexpr bool implied_in_group(const happens_before& hb, const ir::program& p,
-                                const detail::dyn_array<std::int32_t>& group,
-                                const detail::dyn_array<bool>& drop, std::size_t j) {
-  const auto streams = static_cast<std::int32_t>(p.streams.size());
-  const auto first = group[0];
-  const auto record = p.stmts[static_cast<std::size_t>(group[j])].binds;
-  for (std::int32_t k = 0; k < streams; ++k) {
-    auto known = hb.clock(first, k);
-    for (std::size_t o = 0; o < group.size(); ++o) {
-      if (o == j || drop[static_cast<std::size_t>(group[o])]) continue;
-      const auto r = hb.clock(p.stmts[static_cast<std::size_t>(group[o])].binds, k);
-      if (r > known) known = r;
+// Decides which waits of one group to drop, last to first (so that of two
+// waits implying each other the earlier stays). Wait j is implied when the
+// stream's clock before the group, joined with the records of the group's
+// other kept waits, covers its record. The earlier waits are all still kept
+// when j is judged, and their join with the clock before the group is j's
+// own clock (taken before its effect); the later kept ones are a running
+// join. So each wait costs one pass over the streams, not one per other wait
+// (a fan-in of n streams cost n^3).
+constexpr void settle_group(const happens_before& hb, const ir::program& p,
+                            const detail::dyn_array<std::int32_t>& group, detail::dyn_array<bool>& drop) {
+  const auto streams = p.streams.size();
+  detail::dyn_array<std::int32_t> after(streams, 0);  // join of the later kept waits' records
+  for (std::size_t j = group.size(); j-- > 0;) {
+    const auto* before = hb.clock_of(group[j]);
+    const auto* record = hb.clock_of(p.stmts[static_cast<std::size_t>(group[j])].binds);
+    bool implied = true;
+    for (std::size_t k = 0; k < streams && implied; ++k)
+      implied = record[k] <= before[k] || record[k] <= after[k];
+    if (implied) {
+      drop[static_cast<std::size_t>(group[j])] = true;
+      continue;
     }
-    if (hb.clock(record, k) > known) return false;
+    for (std::size_t k = 0; k < streams; ++k)
+      if (record[k] > after[k]) after[k] = record[k];
   }
-  return true;
 }
 
 constexpr void remove_redundant_waits(plan_model& m) {
@@ -45,10 +52,9 @@ constexpr void remove_redundant_waits(plan_model& m) {
   detail::dyn_array<bool> drop(p.stmts.size(), false);
   detail::dyn_array<bool> waited(p.stmts.size(), false);
 
-  // Last to first, so that of two waits implying each other the earlier stays.
   auto settle = [&](detail::dyn_array<std::int32_t>& group) {
-    for (std::size_t j = group.size(); j-- > 0;)
-      if (implied_in_group(hb, p, group, drop, j)) drop[static_cast<std::size_t>(group[j])] = true;
+    if (group.empty()) return;
+    settle_group(hb, p, group, drop);
     for (auto i : group)
       if (!drop[static_cast<std::size_t>(i)])
         waited[static_cast<std::size_t>(p.stmts[static_cast<std::size_t>(i)].binds)] = true;
