@@ -176,3 +176,21 @@ TEST_CASE("the front end's expressions take their types from the table", "[ir][o
   CHECK_THAT(texts, Catch::Matchers::UnorderedEquals(std::vector<std::string>{
                         "e = exp(x)", "w = where(x > 0, cast<float>(x), 2)", "l = !(x < s)"}));
 }
+
+TEST_CASE("a negation of a negative operand renders as -(-x), never --x", "[ir][op_table]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    auto b = p.output<bool>("b");
+    y = -(-x) + -sd::min(x, -1.5f) * -2;
+    b = !!(x < 1);
+  });
+  constexpr auto plan = prog.plan();
+  std::vector<std::string> texts;
+  for (const auto& st : plan.ir.stmts) {
+    const auto t = ir::statement_text(plan.ir, st);
+    texts.emplace_back(t.view().data(), t.view().size());
+  }
+  CHECK_THAT(texts, Catch::Matchers::UnorderedEquals(
+                        std::vector<std::string>{"y = -(-x) + -min(x, -1.5) * -2", "b = !!(x < 1)"}));
+}

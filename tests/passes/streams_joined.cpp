@@ -10,8 +10,8 @@
 #define STREAMS 128
 #endif
 
-// "o17" and "s17": names the program's lambda can point at (the builder
-// keeps views of them).
+// "o17" and "s17", made once at compile time for the capture-less program
+// lambda (the builder copies each name it is given: dsl/name_table.hpp).
 struct name_table {
   char text[2][STREAMS][5]{};
 };

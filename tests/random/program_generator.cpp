@@ -1,7 +1,6 @@
 #include "program_generator.hpp"
 
 #include <cmath>
-#include <deque>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -55,18 +54,18 @@ class dynamic_generator : public generator_base {
 
   void declare(generated_program& g) {
     const auto streams = random_stream_count();
-    for (std::size_t s = 1; s < streams; ++s) b_.add_stream(keep("s" + std::to_string(s)));
+    for (std::size_t s = 1; s < streams; ++s) b_.add_stream("s" + std::to_string(s));
     g.inputs.extents.push_back(random_extent(r_));
     const auto domains = 1 + r_.below(3);
     for (std::size_t d = 1; d < domains; ++d) {
-      b_.add_domain(keep("d" + std::to_string(d)));
+      b_.add_domain("d" + std::to_string(d));
       g.inputs.extents.push_back(random_extent(r_));
     }
     auto declare_buffers = [&](ir::access kind, const char* prefix, std::size_t lo, std::size_t hi) {
       const auto n = lo + r_.below(hi - lo + 1);
       for (std::size_t i = 0; i < n; ++i) {
         const auto domain = r_.chance(0.15) ? -1 : static_cast<std::int32_t>(r_.below(domains) * r_.below(2));
-        b_.add_buffer(keep(prefix + std::to_string(i)), kind, random_dtype(r_), domain);
+        b_.add_buffer(prefix + std::to_string(i), kind, random_dtype(r_), domain);
       }
     };
     declare_buffers(ir::access::input, "in", 1, 4);
@@ -76,16 +75,12 @@ class dynamic_generator : public generator_base {
     const auto params = r_.below(3);
     for (std::size_t i = 0; i < params; ++i) {
       const auto t = random_dtype(r_);
-      b_.add_param(keep("p" + std::to_string(i)), t);
+      b_.add_param("p" + std::to_string(i), t);
       g.inputs.params.push_back(random_value(r_, t));
     }
     const auto events = r_.below(streams > 4 ? 7 : 4);
-    for (std::size_t i = 0; i < events; ++i) b_.add_event(keep("e" + std::to_string(i)));
+    for (std::size_t i = 0; i < events; ++i) b_.add_event("e" + std::to_string(i));
   }
-
-  // Names passed to the builder must outlive it: it keeps views of them to
-  // reject duplicates.
-  std::string_view keep(std::string s) { return names_.emplace_back(std::move(s)); }
 
   void write_statements() {
     const auto size = r_.below(100);
@@ -260,7 +255,6 @@ class dynamic_generator : public generator_base {
   }
 
   detail::builder_state b_;
-  std::deque<std::string> names_;
 };
 
 }  // namespace

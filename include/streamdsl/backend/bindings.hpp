@@ -85,26 +85,28 @@ binding bind(detail::string_view name, T (&data)[N]) {
 namespace detail {
 // data() is a pointer to elements streamdsl knows: a container to bind.
 template <class R>
-concept element_range = requires(R& r) {
+concept has_data_and_size = requires(R& r) {
   { r.data() } -> std::same_as<std::remove_reference_t<decltype(*r.data())>*>;
   r.size();
-}
-&&element_type<std::remove_reference_t<decltype(*std::declval<R&>().data())>>;
+};
+template <class R>
+concept element_range =
+    has_data_and_size<R> && element_type<std::remove_reference_t<decltype(*std::declval<R&>().data())>>;
 }  // namespace detail
 
 // A container that owns its elements must outlive the run, so a temporary one
 // is refused; a temporary span (std::span, cuda::std::span: a view, with an
 // `extent`) is fine. std::array owns its elements: a temporary one is refused.
 template <class R>
-  requires detail::element_range<std::remove_reference_t<R>> binding bind(detail::string_view name,
-                                                                          R&& data) {
-    using range = std::remove_cvref_t<R>;
-    static_assert(
-        std::is_lvalue_reference_v<R> || requires { range::extent; },
-        "streamdsl: sd::bind of a temporary container: its elements would be freed before the executor "
-        "uses them; bind a named container (or a std::span of one) instead");
-    return bind(name, data.data(), static_cast<std::size_t>(data.size()));
-  }
+  requires(detail::element_range<std::remove_reference_t<R>>)
+binding bind(detail::string_view name, R&& data) {
+  using range = std::remove_cvref_t<R>;
+  static_assert(
+      std::is_lvalue_reference_v<R> || requires { range::extent; },
+      "streamdsl: sd::bind of a temporary container: its elements would be freed before the executor "
+      "uses them; bind a named container (or a std::span of one) instead");
+  return bind(name, data.data(), static_cast<std::size_t>(data.size()));
+}
 
 // A param's value. The type must be the param's own (sd::bind("alpha", 2.0f)
 // for a float param): a mismatch is a binding_error, not a silent conversion.

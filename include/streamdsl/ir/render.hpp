@@ -27,10 +27,18 @@ constexpr void render_expr(const program_view& p, std::int32_t id, detail::text&
       else
         render_literal(n, out);
       return;
-    case op_form::prefix:
+    case op_form::prefix: {
+      // -(-x) and -(-1.5), not --x (a decrement in C++) and --1.5.
+      detail::text operand;
+      render_expr(p, n.a, operand, o.precedence);
+      const bool parens =
+          o.spelling == detail::string_view("-") && operand.size() > 0 && operand.view()[0] == '-';
       out << o.spelling;
-      render_expr(p, n.a, out, o.precedence);
+      if (parens) out << '(';
+      out << operand.view();
+      if (parens) out << ')';
       return;
+    }
     case op_form::infix: {
       const bool parens = o.precedence < outer;
       if (parens) out << '(';
