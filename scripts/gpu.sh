@@ -41,6 +41,17 @@ for tool in memcheck racecheck synccheck; do
   fi
 done
 
+# A failed rebind must leave the graph replaying memory it still owns: only
+# memcheck sees a replay of freed memory (the capture's own failure is an API
+# error the test provokes, so API errors are not reported here).
+if compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$build/tests/test_cuda_executor" \
+    "[rebind]" >"$out/sanitizer_rebind.log" 2>&1; then
+  status+=("compute-sanitizer memcheck [rebind]: clean")
+else
+  status+=("compute-sanitizer memcheck [rebind]: ERRORS (see sanitizer_rebind.log)")
+  tail -20 "$out/sanitizer_rebind.log"
+fi
+
 echo "== examples =="
 for ex in "$build"/examples/example_*; do
   [ -x "$ex" ] || continue

@@ -75,7 +75,7 @@ if grep -Fq -- "$expected" "$scratch/escapes.err"; then
 else
   fail "escapes: no line has $expected; the launcher printed:" && cat "$scratch/escapes.err"
 fi
-printf "a \377\tb\r\n<'a', 'b'> 'x', 'y' {'x' 'y'} {}\n\nno newline at the end" >"$scratch/untouched.in"
+printf "a \377\tb\r\n<'a', 'b'> 'x', 'y' {'x' 'y'} {}\n  const char s[] = {'a', 'b'};  // a user's source line, echoed\n\nno newline at the end" >"$scratch/untouched.in"
 "$launcher" --decode <"$scratch/untouched.in" >"$scratch/untouched.out"
 same "$scratch/untouched.in" "$scratch/untouched.out" "--decode passes lines without a list through byte for byte"
 

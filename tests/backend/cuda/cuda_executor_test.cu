@@ -433,3 +433,40 @@ TEST_CASE("bind_stream refuses the main slot and says how to set the main stream
   const auto zs = z.download();
   for (std::size_t k = 0; k < n; ++k) REQUIRE(zs[k] == (xs[k] + 1) * 2);
 }
+
+TEST_CASE("a rebind that throws keeps the graph's previous bindings and workspace", "[cuda][rebind]") {
+  // The rebind needs a larger workspace, then its capture fails (the side slot
+  // bound to the legacy default stream cannot join it): the graph must still
+  // replay its previous bindings, with the workspace its nodes use.
+  constexpr auto prog = sd::program<sd::automatic>([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b");
+    auto t = p.temp<float>("t");
+    auto side = p.stream("side");
+    t = x * 2;
+    sd::with_stream(side, [&] { a = t + 1; });
+    b = t * 3;
+  });
+  STATIC_REQUIRE(prog.plan().slot_count() == 1);
+  const std::size_t small = std::size_t{1} << 16, big = std::size_t{1} << 22;
+  std::vector<float> hx(small);
+  for (std::size_t i = 0; i < small; ++i) hx[i] = static_cast<float>(i % 1000) - 500.0f;
+  device_buffer<float> x(hx), a(small), b(small), x2(big), a2(big), b2(big);
+  sd::cuda_executor ex;
+  auto graph = sd::capture(ex, prog, sd::bind("x", x.cget(), small), sd::bind("a", a.get(), small),
+                           sd::bind("b", b.get(), small));
+  ex.bind_stream("side", cudaStreamLegacy);
+  REQUIRE_THROWS_AS(
+      graph.rebind(sd::bind("x", x2.cget(), big), sd::bind("a", a2.get(), big), sd::bind("b", b2.get(), big)),
+      sd::cuda_error);
+  (void)cudaGetLastError();
+  graph.launch();
+  const auto ha = a.download(), hb = b.download();
+  for (std::size_t i = 0; i < small; ++i) {
+    const float t = hx[i] * 2.0f;
+    REQUIRE(ha[i] == t + 1.0f);
+    REQUIRE(hb[i] == t * 3.0f);
+  }
+  CHECK(graph.instantiations() == 1);
+}

@@ -25,7 +25,18 @@ class cuda_graph {
   }
   // Movable (the moved-from graph can only be destroyed or assigned to), not copyable.
   cuda_graph(cuda_graph&&) noexcept = default;
-  cuda_graph& operator=(cuda_graph&&) noexcept = default;
+  cuda_graph& operator=(cuda_graph&& other) noexcept {
+    // The instantiated graph goes before the memory its nodes use.
+    exec_ = static_cast<cuda_detail::owned_graph_exec&&>(other.exec_);
+    workspace_ = static_cast<cuda_detail::owned_device_memory&&>(other.workspace_);
+    capture_stream_ = static_cast<cuda_detail::owned_stream&&>(other.capture_stream_);
+    executor_ = other.executor_;
+    workspace_bytes_ = other.workspace_bytes_;
+    updates_ = other.updates_;
+    instantiations_ = other.instantiations_;
+    other.workspace_bytes_ = 0;
+    return *this;
+  }
 
   // One cudaGraphLaunch on the executor's main stream (or on `stream`).
   void launch() { launch(executor_->main_stream()); }
@@ -47,23 +58,25 @@ class cuda_graph {
   int instantiations() const { return instantiations_; }
 
  private:
+  // Strong guarantee: if a rebind throws (a binding, the allocation, the
+  // capture or the instantiation), the graph keeps its previous bindings,
+  // workspace and instantiated graph, and launch() replays them. A larger
+  // workspace is adopted, and the old one freed, only once the graph uses it.
   void capture(binding_list bindings) {
     if (!capture_stream_) throw error("streamdsl: rebind of an sd::cuda_graph that was moved from");
     constexpr plan_view plan = Program::plan();
     const auto& ready = executor_->prepare<Program>(bindings);
     const auto bytes = ready.workspace_bytes;
-    if (bytes > workspace_bytes_) {
-      if (workspace_) cuda_detail::check(cudaFree(workspace_.release()), "cudaFree", "the graph's workspace");
-      workspace_bytes_ = 0;
-      workspace_.reset(cuda_detail::allocate_workspace(plan, bytes, "cudaMalloc",
-                                                       [&](void** p) { return cudaMalloc(p, bytes); }));
-      workspace_bytes_ = bytes;
-    }
+    cuda_detail::owned_device_memory grown;
+    if (bytes > workspace_bytes_)
+      grown.reset(cuda_detail::allocate_workspace(plan, bytes, "cudaMalloc",
+                                                  [&](void** p) { return cudaMalloc(p, bytes); }));
+    void* const workspace = grown ? grown.get() : workspace_.get();
     const cudaStream_t stream = capture_stream_.get();
     cuda_detail::check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
                        "cudaStreamBeginCapture");
     try {
-      executor_->issue<Program>(ready, workspace_.get(), stream);
+      executor_->issue<Program>(ready, workspace, stream);
     } catch (...) {
       cudaGraph_t partial = nullptr;
       (void)cudaStreamEndCapture(stream, &partial);  // already failing: the first error is reported
@@ -73,19 +86,20 @@ class cuda_graph {
     cudaGraph_t captured = nullptr;
     cuda_detail::check(cudaStreamEndCapture(stream, &captured), "cudaStreamEndCapture");
     const cuda_detail::owned_graph graph(captured);
-    if (exec_) {
-      cudaGraphExecUpdateResultInfo info{};
-      if (cudaGraphExecUpdate(exec_.get(), graph.get(), &info) == cudaSuccess) {
-        ++updates_;
-        return;
-      }
-      (void)cudaGetLastError();
-      exec_.reset();
+    cudaGraphExecUpdateResultInfo info{};
+    if (exec_ && cudaGraphExecUpdate(exec_.get(), graph.get(), &info) == cudaSuccess) {
+      ++updates_;
+    } else {
+      (void)cudaGetLastError();  // a failed update is answered by a new instantiation
+      cudaGraphExec_t instantiated = nullptr;
+      cuda_detail::check(cudaGraphInstantiate(&instantiated, graph.get(), 0), "cudaGraphInstantiate");
+      exec_.reset(instantiated);
+      ++instantiations_;
     }
-    cudaGraphExec_t instantiated = nullptr;
-    cuda_detail::check(cudaGraphInstantiate(&instantiated, graph.get(), 0), "cudaGraphInstantiate");
-    exec_.reset(instantiated);
-    ++instantiations_;
+    if (grown) {
+      workspace_ = static_cast<cuda_detail::owned_device_memory&&>(grown);  // frees the old one
+      workspace_bytes_ = bytes;
+    }
   }
 
   cuda_executor* executor_;
