@@ -183,3 +183,26 @@ TEST_CASE("find_races: more races than the message holds are counted", "[passes]
   STATIC_REQUIRE(races_message_has(ping_pong, "'a' written by #1 on 'main', written by #2 on 's1'; "));
   STATIC_REQUIRE(races_message_has(ping_pong, " more; or use sd::program<sd::automatic>(...)"));
 }
+
+TEST_CASE("find_races: when no other race fits, the message counts them without an empty list",
+          "[passes][races]") {
+  // Long names: the first race in full leaves no room for the second, which
+  // is counted. The message read "...; the other: and 1 more; or use ...".
+  constexpr auto long_names = [](sd::builder& p) {
+    auto side = p.stream("a_rather_long_side_stream_name_for_testing");
+    auto x0 = p.input<float>("buffer_with_a_long_name_number_0_in");
+    auto y0 = p.output<float>("buffer_with_a_long_name_number_0");
+    auto z0 = p.output<float>("buffer_with_a_long_name_number_0_out");
+    auto x1 = p.input<float>("buffer_with_a_long_name_number_1_in");
+    auto y1 = p.output<float>("buffer_with_a_long_name_number_1");
+    auto z1 = p.output<float>("buffer_with_a_long_name_number_1_out");
+    sd::with_stream(side, [&] { y0 = x0 + 1; });
+    z0 = y0 * 2;
+    sd::with_stream(side, [&] { y1 = x1 + 1; });
+    z1 = y1 * 2;
+  };
+  STATIC_REQUIRE(race_count(long_names) == 2);
+  STATIC_REQUIRE(races_message_has(long_names, "2 races; the first: race (read-after-write)"));
+  STATIC_REQUIRE(races_message_has(long_names, "#1; and 1 more; or use sd::program<sd::automatic>(...)"));
+  STATIC_REQUIRE(!races_message_has(long_names, ": and 1 more"));
+}

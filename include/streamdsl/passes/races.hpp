@@ -282,17 +282,18 @@ constexpr detail::text describe_races(const ir::program_view& p, const race_list
   detail::text t;
   t << n << " races; the first: ";
   describe_race_body(p, list[0], code_limit, brief, t);
-  t << (n == 2 ? "; the other: " : "; the others: ");
   detail::text tail;
   automatic_hint(brief, true, tail);
   for (std::size_t k = 1; k < n; ++k) {
     detail::text entry;
-    if (k > 1) entry << "; ";
+    // The list's lead goes with its first entry: when none fits, the count
+    // follows the first race directly ("...; and 1 more"), not an empty list.
+    entry << (k > 1 ? "; " : n == 2 ? "; the other: " : "; the others: ");
     describe_race_briefly(p, list[k], entry);
     // Room for this entry and, unless it is the last, for "; and N more".
     const std::size_t more = k + 1 < n ? 24 : 0;
     if (may_cut && t.size() + entry.size() + more + tail.size() > diag::message_capacity) {
-      t << (k > 1 ? "; and " : "and ") << (n - k) << " more";
+      t << "; and " << (n - k) << " more";
       break;
     }
     t << entry.view();
