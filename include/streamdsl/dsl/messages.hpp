@@ -48,11 +48,11 @@ constexpr text invalid_name(string_view name, string_view what, const name_table
   return t;
 }
 
-// `name` is "main" (any declaration) or "n" (a domain).
+// `name` is ir::main_stream_name (any declaration) or ir::default_domain_name (a domain).
 constexpr text reserved_name(string_view name, string_view what) {
   text t;
   t << "reserved name '" << name << "': the " << what << " '" << name << "' takes the name of ";
-  if (name == string_view("main"))
+  if (name == ir::main_stream_name)
     t << "the main stream (p.main_stream(), the stream the program is launched on)";
   else
     t << "the default domain, which buffers declared without a domain belong to";
