@@ -16,8 +16,8 @@
 // and wait_stream); sd::automatic programs keep only some of them and leave
 // the rest to the scheduler.
 #include <cstdint>
-#include <streamdsl/dsl/options.hpp>
 #include <streamdsl/ir/program.hpp>
+#include <streamdsl/passes/options.hpp>
 #include <string>
 #include <vector>
 

@@ -4,7 +4,7 @@
 // expression at fault and says how to fix it (docs/errors.md quotes them).
 #include "../detail/string_view.hpp"
 #include "../detail/text.hpp"
-#include "../diag/describe.hpp"
+#include "../ir/describe.hpp"
 #include "../ir/dtype.hpp"
 #include "../ir/program.hpp"
 #include "../ir/render.hpp"
