@@ -4,7 +4,7 @@
 // runs), so thousands of programs cost no compile time.
 //
 // Two families:
-// - "dynamic": the low-level builder_state API with run-time dtypes (bool,
+// - "dynamic": the builder engine (builder_state, through detail::builder_access) with run-time dtypes (bool,
 //   int32, int64, float, double), several domains, 0-d buffers, params,
 //   inouts, temps, events (re-recorded), wait_stream, and statements on
 //   random streams;
