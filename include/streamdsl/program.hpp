@@ -5,7 +5,7 @@
 #include "detail/owned_string.hpp"
 #include "diag/raise.hpp"
 #include "dsl/builder.hpp"
-#include "dsl/options.hpp"
+#include "passes/options.hpp"
 #include "passes/schedule.hpp"
 #include "plan/frozen_plan.hpp"
 #include "plan/to_dot.hpp"

@@ -148,17 +148,19 @@ class program_writer {
       default: return k_.id();
     }
   }
-  constexpr int domain_of(int id) const { return state().ir.buffers[static_cast<std::size_t>(id)].domain; }
+  constexpr int domain_of(int id) const {
+    return detail::builder_access::ir(state()).buffers[static_cast<std::size_t>(id)].domain;
+  }
   // Inputs and inouts hold the caller's data; outputs and temps once written.
   constexpr bool readable(int id) const {
-    const auto kind = state().ir.buffers[static_cast<std::size_t>(id)].kind;
+    const auto kind = detail::builder_access::ir(state()).buffers[static_cast<std::size_t>(id)].kind;
     return kind == ir::access::input || kind == ir::access::inout || clocks_.write_index[id] > 0;
   }
 
   // Runs f with stream s current: in a (possibly nested) scope unless it is.
   template <class F>
   constexpr void in_stream(int s, F f) {
-    if (state().current_stream == s)
+    if (detail::builder_access::current_stream(state()) == s)
       f();
     else
       with_stream(streams_[s], f);
@@ -168,10 +170,10 @@ class program_writer {
   constexpr fexpr leaf(int domain, std::uint32_t& reads) {
     int options[max_buffers]{};
     int n = 0;
-    for (int id = 0; id < static_cast<int>(state().ir.buffers.size()); ++id) {
+    for (int id = 0; id < static_cast<int>(detail::builder_access::ir(state()).buffers.size()); ++id) {
       const int d = domain_of(id);
-      if (state().ir.buffers[static_cast<std::size_t>(id)].type == dtype::float32 && (d == domain || d < 0) &&
-          readable(id))
+      if (detail::builder_access::ir(state()).buffers[static_cast<std::size_t>(id)].type == dtype::float32 &&
+          (d == domain || d < 0) && readable(id))
         options[n++] = id;
     }
     const int x = r_.below(100);
@@ -182,7 +184,7 @@ class program_writer {
     }
     const int id = options[r_.below(n)];  // never empty: "s" is a 0-d input
     reads |= 1u << id;
-    return fexpr{&state(), state().load(id).node};
+    return fexpr{&state(), detail::builder_access::load(state(), id).node};
   }
   constexpr int count_domain() const { return domain_of(count_.id()); }
 

@@ -127,7 +127,7 @@ class generator_base {
   void order_before(std::int32_t s, const std::vector<std::int32_t>& reads, std::int32_t target) {
     std::vector<std::int32_t> skipped;
     for (;;) {
-      model_->observe(state().ir);
+      model_->observe(detail::builder_access::ir(state()));
       std::vector<std::int32_t> pending;
       for (auto t : model_->unordered_streams(s, reads, target)) {
         bool skip = false;
@@ -149,13 +149,14 @@ class generator_base {
                  std::int32_t target) {
     auto& b = state();
     std::vector<std::int32_t> covering;  // events whose latest record already captured the accesses
-    for (std::int32_t e = 0; e < static_cast<std::int32_t>(b.last_record.size()); ++e) {
-      const auto rec = b.last_record[static_cast<std::size_t>(e)];
-      if (rec >= 0 && b.ir.stmts[static_cast<std::size_t>(rec)].stream == t &&
+    for (std::int32_t e = 0; e < static_cast<std::int32_t>(detail::builder_access::last_record(b).size());
+         ++e) {
+      const auto rec = detail::builder_access::last_record(b)[static_cast<std::size_t>(e)];
+      if (rec >= 0 && detail::builder_access::ir(b).stmts[static_cast<std::size_t>(rec)].stream == t &&
           model_->record_covers(static_cast<std::size_t>(rec), s, reads, target, t))
         covering.push_back(e);
     }
-    const auto events = static_cast<std::int32_t>(b.ir.events.size());
+    const auto events = static_cast<std::int32_t>(detail::builder_access::ir(b).events.size());
     sync_choice c = sync_choice::wait_stream;
     if (!covering.empty() && r_.chance(0.4))
       c = sync_choice::reuse_record;
@@ -177,15 +178,15 @@ class generator_base {
   // rebinding an event that a later sync then reuses.
   void random_sync(std::int32_t current) {
     auto& b = state();
-    const auto streams = b.ir.streams.size();
-    const auto events = b.ir.events.size();
+    const auto streams = detail::builder_access::ir(b).streams.size();
+    const auto events = detail::builder_access::ir(b).events.size();
     const auto x = r_.below(3);
     if (x == 0 && events > 0) {
       emit_record(current, static_cast<std::int32_t>(r_.below(events)));
     } else if (x == 1 && events > 0) {
       std::vector<std::int32_t> recorded;
       for (std::size_t e = 0; e < events; ++e)
-        if (b.last_record[e] >= 0) recorded.push_back(static_cast<std::int32_t>(e));
+        if (detail::builder_access::last_record(b)[e] >= 0) recorded.push_back(static_cast<std::int32_t>(e));
       if (!recorded.empty()) emit_wait(current, r_.pick(recorded));
     } else {
       // wait_stream on itself is allowed (and a no-op); keep it rare.
@@ -197,7 +198,7 @@ class generator_base {
   }
 
   void finish(generated_program& g) {
-    model_->observe(state().ir);
+    model_->observe(detail::builder_access::ir(state()));
     g.racy = model_->races() > 0;
     g.race = model_->first_race();
     g.syncs_left_out = syncs_left_out_;

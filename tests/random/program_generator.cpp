@@ -20,6 +20,7 @@ using namespace generator_detail;
 class dynamic_generator : public generator_base {
  public:
   using generator_base::generator_base;
+  using access = detail::builder_access;
 
   generated_program run(std::uint64_t seed) {
     generated_program g;
@@ -27,10 +28,10 @@ class dynamic_generator : public generator_base {
     g.family = "dynamic";
     choose_policy(g);
     declare(g);
-    model_ = std::make_unique<order_model>(b_.ir.streams.size(), b_.ir.buffers.size());
+    model_ = std::make_unique<order_model>(access::ir(b_).streams.size(), access::ir(b_).buffers.size());
     write_statements();
     finish(g);
-    g.user = b_.ir;
+    g.user = access::ir(b_);
     return g;
   }
 
@@ -39,33 +40,35 @@ class dynamic_generator : public generator_base {
 
   detail::builder_state& state() override { return b_; }
   void emit_record(std::int32_t stream, std::int32_t event) override {
-    const auto saved = b_.current_stream;
-    b_.current_stream = stream;
-    b_.record(event);
-    b_.current_stream = saved;
+    const auto saved = access::current_stream(b_);
+    access::current_stream(b_) = stream;
+    access::record(b_, event);
+    access::current_stream(b_) = saved;
   }
   void emit_wait(std::int32_t stream, std::int32_t event) override {
-    const auto saved = b_.current_stream;
-    b_.current_stream = stream;
-    b_.wait(event);
-    b_.current_stream = saved;
+    const auto saved = access::current_stream(b_);
+    access::current_stream(b_) = stream;
+    access::wait(b_, event);
+    access::current_stream(b_) = saved;
   }
-  void emit_wait_stream(std::int32_t waiter, std::int32_t waited) override { b_.wait_stream(waiter, waited); }
+  void emit_wait_stream(std::int32_t waiter, std::int32_t waited) override {
+    access::wait_stream(b_, waiter, waited);
+  }
 
   void declare(generated_program& g) {
     const auto streams = random_stream_count();
-    for (std::size_t s = 1; s < streams; ++s) b_.add_stream("s" + std::to_string(s));
+    for (std::size_t s = 1; s < streams; ++s) access::add_stream(b_, "s" + std::to_string(s));
     g.inputs.extents.push_back(random_extent(r_));
     const auto domains = 1 + r_.below(3);
     for (std::size_t d = 1; d < domains; ++d) {
-      b_.add_domain("d" + std::to_string(d));
+      access::add_domain(b_, "d" + std::to_string(d));
       g.inputs.extents.push_back(random_extent(r_));
     }
     auto declare_buffers = [&](ir::access kind, const char* prefix, std::size_t lo, std::size_t hi) {
       const auto n = lo + r_.below(hi - lo + 1);
       for (std::size_t i = 0; i < n; ++i) {
         const auto domain = r_.chance(0.15) ? -1 : static_cast<std::int32_t>(r_.below(domains) * r_.below(2));
-        b_.add_buffer(prefix + std::to_string(i), kind, random_dtype(r_), domain);
+        access::add_buffer(b_, prefix + std::to_string(i), kind, random_dtype(r_), domain);
       }
     };
     declare_buffers(ir::access::input, "in", 1, 4);
@@ -75,21 +78,21 @@ class dynamic_generator : public generator_base {
     const auto params = r_.below(3);
     for (std::size_t i = 0; i < params; ++i) {
       const auto t = random_dtype(r_);
-      b_.add_param("p" + std::to_string(i), t);
+      access::add_param(b_, "p" + std::to_string(i), t);
       g.inputs.params.push_back(random_value(r_, t));
     }
     const auto events = r_.below(streams > 4 ? 7 : 4);
-    for (std::size_t i = 0; i < events; ++i) b_.add_event("e" + std::to_string(i));
+    for (std::size_t i = 0; i < events; ++i) access::add_event(b_, "e" + std::to_string(i));
   }
 
   void write_statements() {
     const auto size = r_.below(100);
     const auto assigns = size < 3 ? r_.between(100, 200) : size < 13 ? r_.between(25, 60) : r_.between(2, 24);
     std::vector<std::int32_t> scopes;
-    const auto streams = b_.ir.streams.size();
+    const auto streams = access::ir(b_).streams.size();
     for (std::int64_t done = 0; done < assigns;) {
       const auto current = scopes.empty() ? ir::main_stream : scopes.back();
-      b_.current_stream = current;
+      access::current_stream(b_) = current;
       const auto x = r_.below(100);
       if (x < 16 && scopes.size() < 3) {
         scopes.push_back(static_cast<std::int32_t>(r_.below(streams)));  // nested scope
@@ -105,34 +108,34 @@ class dynamic_generator : public generator_base {
   }
 
   bool readable(std::int32_t buffer) const {
-    const auto kind = b_.ir.buffers[static_cast<std::size_t>(buffer)].kind;
+    const auto kind = access::ir(b_).buffers[static_cast<std::size_t>(buffer)].kind;
     return kind == ir::access::input || kind == ir::access::inout || model_->written(buffer);
   }
 
   void assign(std::int32_t stream) {
     std::vector<std::int32_t> targets;
-    for (std::int32_t i = 0; i < static_cast<std::int32_t>(b_.ir.buffers.size()); ++i)
-      if (b_.ir.buffers[static_cast<std::size_t>(i)].kind != ir::access::input) targets.push_back(i);
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i)
+      if (access::ir(b_).buffers[static_cast<std::size_t>(i)].kind != ir::access::input) targets.push_back(i);
     const auto target = r_.pick(targets);
-    const auto& info = b_.ir.buffers[static_cast<std::size_t>(target)];
-    model_->observe(b_.ir);
+    const auto& info = access::ir(b_).buffers[static_cast<std::size_t>(target)];
+    model_->observe(access::ir(b_));
     operand value = expression(
         category_of(info.type) == dtype_category::boolean || r_.chance(0.1) ? want::boolean : want::numeric,
         static_cast<int>(r_.below(4)), info.domain, target);
     if (!assignable(info.type, value.type.type) || r_.chance(0.1))
-      value = b_.unary(ir::op::cast, value, info.type, info.type);
+      value = access::unary(b_, ir::op::cast, value, info.type, info.type);
     std::vector<std::int32_t> reads;
-    loads_of(b_.ir, value.node, reads);
+    loads_of(access::ir(b_), value.node, reads);
     order_before(stream, reads, target);
-    b_.current_stream = stream;
-    b_.assign(target, value);
+    access::current_stream(b_) = stream;
+    access::assign(b_, target, value);
   }
 
   // Leaves: buffers of the statement's domain (or 0-d) that hold values.
   std::vector<std::int32_t> leaf_buffers(std::int32_t domain, bool boolean, std::int32_t target) const {
     std::vector<std::int32_t> out;
-    for (std::int32_t i = 0; i < static_cast<std::int32_t>(b_.ir.buffers.size()); ++i) {
-      const auto& info = b_.ir.buffers[static_cast<std::size_t>(i)];
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i) {
+      const auto& info = access::ir(b_).buffers[static_cast<std::size_t>(i)];
       if ((info.domain == domain || info.domain < 0) && readable(i) &&
           (info.type == dtype::boolean) == boolean) {
         out.push_back(i);
@@ -143,34 +146,35 @@ class dynamic_generator : public generator_base {
   }
   std::vector<std::int32_t> leaf_params(bool boolean) const {
     std::vector<std::int32_t> out;
-    for (std::int32_t i = 0; i < static_cast<std::int32_t>(b_.ir.params.size()); ++i)
-      if ((b_.ir.params[static_cast<std::size_t>(i)].type == dtype::boolean) == boolean) out.push_back(i);
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).params.size()); ++i)
+      if ((access::ir(b_).params[static_cast<std::size_t>(i)].type == dtype::boolean) == boolean)
+        out.push_back(i);
     return out;
   }
 
   operand literal(bool boolean) {
     if (boolean) {
       const bool v = r_.chance(0.5);
-      return b_.literal(dtype::boolean, v ? 1.0 : 0.0, v ? 1 : 0);
+      return access::literal(b_, dtype::boolean, v ? 1.0 : 0.0, v ? 1 : 0);
     }
     const auto x = r_.below(100);
     if (x < 35) {
       const auto v = r_.between(-8, 8);
-      return b_.literal(dtype::int32, static_cast<double>(v), v);
+      return access::literal(b_, dtype::int32, static_cast<double>(v), v);
     }
     if (x < 40) {
       const auto v = r_.between(-100000, 100000) * 100000;
-      return b_.literal(dtype::int64, static_cast<double>(v), v);
+      return access::literal(b_, dtype::int64, static_cast<double>(v), v);
     }
     // Floating literals as the front end makes them: a float literal holds a
     // float value, a double literal any double.
     if (x < 70) {
       const float v = static_cast<float>(r_.between(-40, 40)) / 8;
-      return b_.literal(dtype::float32, static_cast<double>(v), static_cast<std::int64_t>(v));
+      return access::literal(b_, dtype::float32, static_cast<double>(v), static_cast<std::int64_t>(v));
     }
     const double v = r_.chance(0.5) ? static_cast<double>(r_.between(-40, 40)) / 8
                                     : static_cast<double>(r_.between(-1000, 1000)) / 7;
-    return b_.literal(dtype::float64, v, static_cast<std::int64_t>(v));
+    return access::literal(b_, dtype::float64, v, static_cast<std::int64_t>(v));
   }
 
   operand leaf(want w, std::int32_t domain, std::int32_t target) {
@@ -178,8 +182,8 @@ class dynamic_generator : public generator_base {
     const auto buffers = leaf_buffers(domain, boolean, target);
     const auto params = leaf_params(boolean);
     const auto x = r_.below(100);
-    if (x < 65 && !buffers.empty()) return b_.load(r_.pick(buffers));
-    if (x < 80 && !params.empty()) return b_.param(r_.pick(params));
+    if (x < 65 && !buffers.empty()) return access::load(b_, r_.pick(buffers));
+    if (x < 80 && !params.empty()) return access::param(b_, r_.pick(params));
     return literal(boolean);
   }
 
@@ -194,30 +198,31 @@ class dynamic_generator : public generator_base {
     if (x < 40) {
       constexpr ir::op codes[] = {ir::op::add, ir::op::sub, ir::op::mul,
                                   ir::op::div, ir::op::min, ir::op::max};
-      return b_.binary(codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
+      return access::binary(b_, codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
     }
     if (x < 50) {
       // A bool operand in arithmetic with a number promotes to the number's type.
       constexpr ir::op codes[] = {ir::op::add, ir::op::mul, ir::op::sub};
       const auto a = sub(want::numeric);
       const auto b = sub(want::boolean);
-      return r_.chance(0.5) ? b_.binary(codes[r_.below(3)], a, b) : b_.binary(codes[r_.below(3)], b, a);
+      return r_.chance(0.5) ? access::binary(b_, codes[r_.below(3)], a, b)
+                            : access::binary(b_, codes[r_.below(3)], b, a);
     }
     if (x < 62) {
       constexpr ir::op codes[] = {ir::op::neg, ir::op::abs, ir::op::relu};
       const auto a = sub(want::numeric);
-      return b_.unary(codes[r_.below(3)], a, a.type.type, a.type.type);
+      return access::unary(b_, codes[r_.below(3)], a, a.type.type, a.type.type);
     }
     if (x < 74) {
       constexpr ir::op codes[] = {ir::op::exp, ir::op::log, ir::op::sqrt, ir::op::rsqrt,
                                   ir::op::sin, ir::op::cos, ir::op::tanh, ir::op::sigmoid};
       const auto a = sub(want::numeric);
       const auto t = category_of(a.type.type) == dtype_category::floating ? a.type.type : dtype::float32;
-      return b_.unary(codes[r_.below(8)], a, t, t);
+      return access::unary(b_, codes[r_.below(8)], a, t, t);
     }
     if (x < 84) {
       const auto t = host_dtypes[1 + r_.below(4)];
-      return b_.unary(ir::op::cast, sub(r_.chance(0.3) ? want::boolean : want::numeric), t, t);
+      return access::unary(b_, ir::op::cast, sub(r_.chance(0.3) ? want::boolean : want::numeric), t, t);
     }
     return where(sub(want::boolean), sub(want::numeric), sub(want::numeric));
   }
@@ -227,15 +232,17 @@ class dynamic_generator : public generator_base {
     auto sub = [&](want w) { return expression(w, depth - 1, domain, target); };
     if (x < 45) {
       constexpr ir::op codes[] = {ir::op::lt, ir::op::le, ir::op::gt, ir::op::ge, ir::op::eq, ir::op::ne};
-      return b_.binary(codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
+      return access::binary(b_, codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
     }
     if (x < 62)
-      return b_.binary(r_.chance(0.5) ? ir::op::logical_and : ir::op::logical_or, sub(want::boolean),
-                       sub(want::boolean));
-    if (x < 72) return b_.unary(ir::op::logical_not, sub(want::boolean), dtype::boolean, dtype::boolean);
+      return access::binary(b_, r_.chance(0.5) ? ir::op::logical_and : ir::op::logical_or, sub(want::boolean),
+                            sub(want::boolean));
+    if (x < 72)
+      return access::unary(b_, ir::op::logical_not, sub(want::boolean), dtype::boolean, dtype::boolean);
     if (x < 80)
-      return b_.binary(r_.chance(0.5) ? ir::op::min : ir::op::max, sub(want::boolean), sub(want::boolean));
-    if (x < 90) return b_.unary(ir::op::cast, sub(want::numeric), dtype::boolean, dtype::boolean);
+      return access::binary(b_, r_.chance(0.5) ? ir::op::min : ir::op::max, sub(want::boolean),
+                            sub(want::boolean));
+    if (x < 90) return access::unary(b_, ir::op::cast, sub(want::numeric), dtype::boolean, dtype::boolean);
     return where(sub(want::boolean), sub(want::boolean), sub(want::boolean));
   }
 
@@ -250,8 +257,8 @@ class dynamic_generator : public generator_base {
         category_of(tb) <= category_of(ta))
       tb = ta;
     if (a.type.power == strength::literal && b.type.power == strength::literal) ta = tb = promote(ta, tb);
-    if (ta != tb) b = b_.unary(ir::op::cast, b, ta, ta);
-    return b_.where(c, a, b);
+    if (ta != tb) b = access::unary(b_, ir::op::cast, b, ta, ta);
+    return access::where(b_, c, a, b);
   }
 
   detail::builder_state b_;

@@ -4,7 +4,7 @@
 // runs), so thousands of programs cost no compile time.
 //
 // Two families:
-// - "dynamic": the low-level builder_state API with run-time dtypes (bool,
+// - "dynamic": the builder engine (builder_state, through detail::builder_access) with run-time dtypes (bool,
 //   int32, int64, float, double), several domains, 0-d buffers, params,
 //   inouts, temps, events (re-recorded), wait_stream, and statements on
 //   random streams;
@@ -16,8 +16,8 @@
 // and wait_stream); sd::automatic programs keep only some of them and leave
 // the rest to the scheduler.
 #include <cstdint>
-#include <streamdsl/dsl/options.hpp>
 #include <streamdsl/ir/program.hpp>
+#include <streamdsl/passes/options.hpp>
 #include <string>
 #include <vector>
 

@@ -55,7 +55,7 @@ class typed_generator : public generator_base {
   // Runs f with `stream` current: in a nested scope unless it already is.
   template <class F>
   void in_stream(std::int32_t stream, F f) {
-    if (state().current_stream == stream)
+    if (detail::builder_access::current_stream(state()) == stream)
       f();
     else
       with_stream(streams_[static_cast<std::size_t>(stream)], f);

@@ -32,14 +32,18 @@ class buffer {
 #undef STREAMDSL_COMPOUND_ASSIGNMENT
 
   constexpr std::int32_t id() const { return id_; }
-  constexpr detail::builder_state* builder() const { return state_; }
   static constexpr typed static_type{dtype_v<T>, strength::tensor};
-  constexpr detail::operand as_operand(detail::builder_state* s) const { return s->load(id_); }
 
  private:
+  friend struct detail::builder_access;
+  constexpr detail::builder_state* builder() const { return state_; }
+  constexpr detail::operand as_operand(detail::builder_state* s) const {
+    return detail::builder_access::load(*s, id_);
+  }
+
   template <class E>
   constexpr buffer& assign(const E& value) {
-    state_->assign(id_, detail::lift(state_, value));
+    detail::builder_access::assign(*state_, id_, detail::lift(state_, value));
     return *this;
   }
 

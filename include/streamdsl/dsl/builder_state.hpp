@@ -4,6 +4,10 @@
 // each statement as it is written (types, domains, inputs, events). The
 // names live in name_table.hpp, the type rules in type_rules.hpp and the
 // messages in messages.hpp; sd::builder (builder.hpp) inherits this privately.
+// Everything but the constructor is private: the handles, with_stream, the
+// operators, sd::builder and the random program generators reach the engine
+// through detail::builder_access (below), so user code cannot write
+// `x.builder()->current_stream = ...` or touch the IR under construction.
 #include "../detail/dyn_array.hpp"
 #include "../detail/string_view.hpp"
 #include "../detail/text.hpp"
@@ -14,25 +18,37 @@
 #include "name_table.hpp"
 #include "type_rules.hpp"
 
+namespace streamdsl {
+class builder;
+}
+
 namespace streamdsl::detail {
+
+struct builder_access;
 
 class builder_state {
  public:
   constexpr builder_state() {
-    ir.streams.push_back({ir.intern("main")});
-    ir.domains.push_back({ir.intern("n")});
+    ir.streams.push_back({ir.intern(ir::main_stream_name)});
+    ir.domains.push_back({ir.intern(ir::default_domain_name)});
   }
+
+ private:
+  friend struct builder_access;
 
   ir::program ir;
   std::int32_t current_stream = ir::main_stream;
   detail::dyn_array<std::int32_t> last_record;  // per event: latest record statement
 
   // --- declarations -------------------------------------------------------
+  // What a name is declared as: the reserved names depend on it.
+  enum class declared : std::uint8_t { buffer, param, stream, event, domain };
+
   // `what` says what is declared ("output buffer", "event"), for messages.
-  constexpr ir::name_ref declare_name(detail::string_view name, detail::string_view what) {
+  constexpr ir::name_ref declare_name(detail::string_view name, declared kind, detail::string_view what) {
     if (!valid_identifier(name)) {
       fail(diag::error_kind::invalid_name, messages::invalid_name(name, what, names_));
-    } else if (reserved(name, what)) {
+    } else if (reserved(name, kind)) {
       fail(diag::error_kind::reserved_name, messages::reserved_name(name, what));
     } else if (const auto i = names_.find(name); i >= 0) {
       fail(diag::error_kind::duplicate_name,
@@ -44,25 +60,26 @@ class builder_state {
 
   constexpr std::int32_t add_buffer(detail::string_view name, ir::access kind, dtype type,
                                     std::int32_t domain) {
-    ir.buffers.push_back({declare_name(name, messages::buffer_kind_name(kind)), kind, type, domain});
+    ir.buffers.push_back(
+        {declare_name(name, declared::buffer, messages::buffer_kind_name(kind)), kind, type, domain});
     written_.push_back(false);
     return static_cast<std::int32_t>(ir.buffers.size() - 1);
   }
   constexpr std::int32_t add_param(detail::string_view name, dtype type) {
-    ir.params.push_back({declare_name(name, "param"), type});
+    ir.params.push_back({declare_name(name, declared::param, "param"), type});
     return static_cast<std::int32_t>(ir.params.size() - 1);
   }
   constexpr std::int32_t add_stream(detail::string_view name) {
-    ir.streams.push_back({declare_name(name, "stream")});
+    ir.streams.push_back({declare_name(name, declared::stream, "stream")});
     return static_cast<std::int32_t>(ir.streams.size() - 1);
   }
   constexpr std::int32_t add_event(detail::string_view name) {
-    ir.events.push_back({declare_name(name, "event"), ir::event_role::user});
+    ir.events.push_back({declare_name(name, declared::event, "event"), ir::event_role::user});
     last_record.push_back(-1);
     return static_cast<std::int32_t>(ir.events.size() - 1);
   }
   constexpr std::int32_t add_domain(detail::string_view name) {
-    ir.domains.push_back({declare_name(name, "domain")});
+    ir.domains.push_back({declare_name(name, declared::domain, "domain")});
     return static_cast<std::int32_t>(ir.domains.size() - 1);
   }
 
@@ -103,11 +120,20 @@ class builder_state {
     n.a = a.node;
     n.domain = ir.nodes[a.node].domain;
     operand r{push(n), {result, a.type.power}};
-    if (code == ir::op::neg && a.type.type == dtype::boolean)
-      expression_error(diag::error_kind::arithmetic_on_bool, r.node, messages::negate_bool(ir, a.node));
-    if (code == ir::op::logical_not && a.type.type != dtype::boolean)
-      expression_error(diag::error_kind::logical_operator_needs_bool, r.node,
-                       messages::not_of_non_bool(ir, a.node, a.type.type));
+    // Which operands an op accepts is its table row's operand rule (as in
+    // check_binary); the messages name the operator (- or !).
+    switch (ir::info(code).operands) {
+      case ir::operand_rule::any: break;
+      case ir::operand_rule::numeric:
+        if (a.type.type == dtype::boolean)
+          expression_error(diag::error_kind::arithmetic_on_bool, r.node, messages::negate_bool(ir, a.node));
+        break;
+      case ir::operand_rule::boolean:
+        if (a.type.type != dtype::boolean)
+          expression_error(diag::error_kind::logical_operator_needs_bool, r.node,
+                           messages::not_of_non_bool(ir, a.node, a.type.type));
+        break;
+    }
     return r;
   }
 
@@ -145,7 +171,7 @@ class builder_state {
   constexpr operand where(operand c, operand a, operand b) {
     // A literal branch adopts the other branch's type when that loses nothing.
     const ir::branch_types branches = ir::where_branches(a.type, b.type);
-    const ir::node_types types = ir::types_of(ir::op::where, c.type, a.type, b.type);
+    const ir::node_types types = ir::where_types(c.type, a.type, b.type, branches);
     ir::expr_node n{};
     n.code = ir::op::where;
     n.type = types.result.type;
@@ -220,12 +246,10 @@ class builder_state {
     push(s);
   }
 
- private:
-  // "main" names the main stream in every namespace; "n" is the default
-  // domain's name, which only another domain could be confused with.
-  static constexpr bool reserved(detail::string_view name, detail::string_view what) {
-    return name == detail::string_view("main") ||
-           (name == detail::string_view("n") && what == detail::string_view("domain"));
+  // The main stream's name is taken in every namespace; the default domain's
+  // name only for domains (only another domain could be confused with it).
+  static constexpr bool reserved(detail::string_view name, declared kind) {
+    return name == ir::main_stream_name || (kind == declared::domain && name == ir::default_domain_name);
   }
 
   // Appends the buffers the assignment reads to the IR's read sets.
@@ -271,6 +295,65 @@ class builder_state {
 
   name_table names_;
   detail::dyn_array<bool> written_;  // per buffer: some statement so far writes it
+};
+
+// The way into an engine. Tiny inline forwards, one per operation, so that
+// builder_state itself has no public API beyond its constructor.
+struct builder_access {
+  // The engine under a handle (buffer, param, stream, expr) or a builder.
+  template <class Handle>
+  static constexpr auto state_of(const Handle& h) -> decltype(h.builder()) {
+    return h.builder();
+  }
+  template <class Handle>
+  static constexpr auto operand_of(const Handle& h, builder_state* s) -> decltype(h.as_operand(s)) {
+    return h.as_operand(s);
+  }
+  static constexpr builder_state& state(builder& b);  // defined in builder.hpp
+  static constexpr const builder_state& state(const builder& b);
+
+  static constexpr ir::program& ir(builder_state& s) { return s.ir; }
+  static constexpr const ir::program& ir(const builder_state& s) { return s.ir; }
+  static constexpr std::int32_t& current_stream(builder_state& s) { return s.current_stream; }
+  static constexpr std::int32_t current_stream(const builder_state& s) { return s.current_stream; }
+  static constexpr const dyn_array<std::int32_t>& last_record(const builder_state& s) {
+    return s.last_record;
+  }
+
+  static constexpr std::int32_t add_buffer(builder_state& s, string_view name, ir::access kind, dtype type,
+                                           std::int32_t domain) {
+    return s.add_buffer(name, kind, type, domain);
+  }
+  static constexpr std::int32_t add_param(builder_state& s, string_view name, dtype type) {
+    return s.add_param(name, type);
+  }
+  static constexpr std::int32_t add_stream(builder_state& s, string_view name) { return s.add_stream(name); }
+  static constexpr std::int32_t add_event(builder_state& s, string_view name) { return s.add_event(name); }
+  static constexpr std::int32_t add_domain(builder_state& s, string_view name) { return s.add_domain(name); }
+
+  static constexpr operand load(builder_state& s, std::int32_t buffer) { return s.load(buffer); }
+  static constexpr operand param(builder_state& s, std::int32_t id) { return s.param(id); }
+  static constexpr operand literal(builder_state& s, dtype type, double f, std::int64_t i) {
+    return s.literal(type, f, i);
+  }
+  static constexpr operand unary(builder_state& s, ir::op code, operand a, dtype result, dtype compute) {
+    return s.unary(code, a, result, compute);
+  }
+  static constexpr operand binary(builder_state& s, ir::op code, operand a, operand b) {
+    return s.binary(code, a, b);
+  }
+  static constexpr operand where(builder_state& s, operand c, operand a, operand b) {
+    return s.where(c, a, b);
+  }
+
+  static constexpr void assign(builder_state& s, std::int32_t target, operand value) {
+    s.assign(target, value);
+  }
+  static constexpr void record(builder_state& s, std::int32_t event) { s.record(event); }
+  static constexpr void wait(builder_state& s, std::int32_t event) { s.wait(event); }
+  static constexpr void wait_stream(builder_state& s, std::int32_t waiter, std::int32_t waited) {
+    s.wait_stream(waiter, waited);
+  }
 };
 
 }  // namespace streamdsl::detail

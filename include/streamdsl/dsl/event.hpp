@@ -21,8 +21,8 @@ class event {
         "call b.record() and b.wait() on the event you mean, or declare another with p.event(\"name\")");
   }
 
-  constexpr void record() const { state_->record(id_); }
-  constexpr void wait() const { state_->wait(id_); }
+  constexpr void record() const { detail::builder_access::record(*state_, id_); }
+  constexpr void wait() const { detail::builder_access::wait(*state_, id_); }
   constexpr std::int32_t id() const { return id_; }
 
  private:

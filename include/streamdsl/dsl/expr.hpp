@@ -18,6 +18,8 @@ struct expr {
   using value_type = T;
   static constexpr typed static_type{dtype_v<T>, S};
 
+ private:
+  friend struct detail::builder_access;
   constexpr detail::operand as_operand(detail::builder_state*) const { return {node, static_type}; }
   constexpr detail::builder_state* builder() const { return state; }
 };
@@ -30,11 +32,12 @@ template <class T, strength S>
 struct is_node_handle<expr<T, S>> : std::true_type {};
 
 // Anything that denotes a value in the program being built: expressions,
-// buffers and params (each exposes builder() and as_operand()).
+// buffers and params (each has a builder() and an as_operand() that only
+// builder_access may call).
 template <class X>
 concept node_like = requires(const X& x, builder_state* b) {
-  { x.builder() } -> std::same_as<builder_state*>;
-  { x.as_operand(b) } -> std::same_as<operand>;
+  { builder_access::state_of(x) } -> std::same_as<builder_state*>;
+  { builder_access::operand_of(x, b) } -> std::same_as<operand>;
   X::static_type;
 };
 
@@ -53,19 +56,19 @@ constexpr typed static_type_of() {
 template <class X>
 constexpr operand lift(builder_state* b, const X& x) {
   if constexpr (node_like<X>) {
-    return x.as_operand(b);
+    return builder_access::operand_of(x, b);
   } else {
     constexpr dtype t = literal_dtype<X>();
-    return b->literal(t, static_cast<double>(x), static_cast<std::int64_t>(x));
+    return builder_access::literal(*b, t, static_cast<double>(x), static_cast<std::int64_t>(x));
   }
 }
 
 template <class A, class B>
 constexpr builder_state* builder_of(const A& a, const B& b) {
   if constexpr (node_like<A>)
-    return a.builder();
+    return builder_access::state_of(a);
   else
-    return b.builder();
+    return builder_access::state_of(b);
 }
 
 template <dtype D, strength S>
@@ -74,7 +77,7 @@ using expr_for = expr<type_of<D>, S>;
 template <dtype D, strength S, class A, class B>
 constexpr auto make_binary(ir::op code, const A& a, const B& b) {
   builder_state* s = builder_of(a, b);
-  const operand r = s->binary(code, lift(s, a), lift(s, b));
+  const operand r = builder_access::binary(*s, code, lift(s, a), lift(s, b));
   return expr_for<D, S>{s, r.node};
 }
 
@@ -87,8 +90,8 @@ concept binary_operands = operand_like<A> && operand_like<B> &&
 template <ir::op Code, dtype To = dtype::float32, node_like A>
 constexpr auto make_unary(const A& a) {
   constexpr ir::node_types t = ir::types_of(Code, A::static_type, {}, {}, To);
-  auto* s = a.builder();
-  const auto r = s->unary(Code, a.as_operand(s), t.result.type, t.compute);
+  auto* s = builder_access::state_of(a);
+  const auto r = builder_access::unary(*s, Code, builder_access::operand_of(a, s), t.result.type, t.compute);
   return expr_for<t.result.type, t.result.power>{s, r.node};
 }
 

@@ -46,8 +46,9 @@ constexpr auto cast(const A& a) {
 // (a literal branch adapts); c must be bool.
 template <detail::node_like C, detail::operand_like A, detail::operand_like B>
 constexpr auto where(const C& c, const A& a, const B& b) {
-  auto* s = c.builder();
-  const auto r = s->where(c.as_operand(s), detail::lift(s, a), detail::lift(s, b));
+  using access = detail::builder_access;
+  auto* s = access::state_of(c);
+  const auto r = access::where(*s, access::operand_of(c, s), detail::lift(s, a), detail::lift(s, b));
   constexpr typed t =
       ir::types_of(ir::op::where, C::static_type, detail::static_type_of<A>(), detail::static_type_of<B>())
           .result;

@@ -4,7 +4,7 @@
 // expression at fault and says how to fix it (docs/errors.md quotes them).
 #include "../detail/string_view.hpp"
 #include "../detail/text.hpp"
-#include "../diag/describe.hpp"
+#include "../ir/describe.hpp"
 #include "../ir/dtype.hpp"
 #include "../ir/program.hpp"
 #include "../ir/render.hpp"
@@ -48,11 +48,11 @@ constexpr text invalid_name(string_view name, string_view what, const name_table
   return t;
 }
 
-// `name` is "main" (any declaration) or "n" (a domain).
+// `name` is ir::main_stream_name (any declaration) or ir::default_domain_name (a domain).
 constexpr text reserved_name(string_view name, string_view what) {
   text t;
   t << "reserved name '" << name << "': the " << what << " '" << name << "' takes the name of ";
-  if (name == string_view("main"))
+  if (name == ir::main_stream_name)
     t << "the main stream (p.main_stream(), the stream the program is launched on)";
   else
     t << "the default domain, which buffers declared without a domain belong to";

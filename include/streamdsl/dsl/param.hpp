@@ -23,11 +23,15 @@ class param {
   }
 
   constexpr std::int32_t id() const { return id_; }
-  constexpr detail::builder_state* builder() const { return state_; }
   static constexpr typed static_type{dtype_v<T>, strength::scalar};
-  constexpr detail::operand as_operand(detail::builder_state* s) const { return s->param(id_); }
 
  private:
+  friend struct detail::builder_access;
+  constexpr detail::builder_state* builder() const { return state_; }
+  constexpr detail::operand as_operand(detail::builder_state* s) const {
+    return detail::builder_access::param(*s, id_);
+  }
+
   detail::builder_state* state_;
   std::int32_t id_;
 };

@@ -24,23 +24,27 @@ class stream {
   }
 
   // This stream waits for all work issued so far on `other` (torch's wait_stream).
-  constexpr void wait_stream(const stream& other) const { state_->wait_stream(id_, other.id_); }
+  constexpr void wait_stream(const stream& other) const {
+    detail::builder_access::wait_stream(*state_, id_, other.id_);
+  }
 
   constexpr std::int32_t id() const { return id_; }
-  constexpr detail::builder_state* builder() const { return state_; }
 
  private:
+  friend struct detail::builder_access;
+  constexpr detail::builder_state* builder() const { return state_; }
+
   detail::builder_state* state_;
   std::int32_t id_;
 };
 
 template <class F>
 constexpr void with_stream(const stream& s, F&& body) {
-  auto* state = s.builder();
-  const auto outer = state->current_stream;
-  state->current_stream = s.id();
+  auto& current = detail::builder_access::current_stream(*detail::builder_access::state_of(s));
+  const auto outer = current;
+  current = s.id();
   static_cast<F&&>(body)();
-  state->current_stream = outer;
+  current = outer;
 }
 
 }  // namespace streamdsl

@@ -57,5 +57,9 @@ struct domain_info {
 
 inline constexpr std::int32_t main_stream = 0;
 inline constexpr std::int32_t default_domain = 0;
+// Their names, reserved: a declaration cannot take them (the main stream's in
+// every namespace, the default domain's among domains).
+inline constexpr detail::string_view main_stream_name = "main";
+inline constexpr detail::string_view default_domain_name = "n";
 
 }  // namespace streamdsl::ir

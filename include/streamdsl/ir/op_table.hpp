@@ -179,10 +179,16 @@ struct node_types {
   dtype compute;  // the type its operands are converted to
 };
 
+// where(c, a, b)'s types from its branches' adopted types (the front end
+// computes those once for its check and for the node).
+constexpr node_types where_types(typed c, typed a, typed b, branch_types branches) {
+  const auto stronger = [](strength x, strength y) { return x > y ? x : y; };
+  return {{branches.a, stronger(c.power, stronger(a.power, b.power))}, branches.a};
+}
+
 // The types of a node of op `code` whose operands (the node's a, b, c) have
 // static types `a`, `b`, `c`; a cast's target is `to`. Leaves take `a`.
 constexpr node_types types_of(op code, typed a, typed b = {}, typed c = {}, dtype to = dtype::float32) {
-  const auto stronger = [](strength x, strength y) { return x > y ? x : y; };
   const typed joined = arity(code) == 2 ? combine(a, b) : a;  // where: not used
   switch (info(code).result) {
     case result_rule::leaf:
@@ -195,10 +201,7 @@ constexpr node_types types_of(op code, typed a, typed b = {}, typed c = {}, dtyp
       return {{dtype::boolean, joined.power},
               info(code).operands == operand_rule::boolean ? dtype::boolean : joined.type};
     case result_rule::cast_target: return {{to, a.power}, to};
-    case result_rule::branches: {
-      const dtype t = where_branches(b, c).a;
-      return {{t, stronger(a.power, stronger(b.power, c.power))}, t};
-    }
+    case result_rule::branches: return where_types(a, b, c, where_branches(b, c));
   }
   return {a, a.type};
 }

@@ -14,12 +14,12 @@
 // race-free program gives its program-order result under every schedule,
 // because happens-before only runs forward in program order).
 #include "../detail/text.hpp"
-#include "../dsl/options.hpp"
 #include "../ir/accesses.hpp"
 #include "../ir/render.hpp"
 #include "../plan/plan_model.hpp"
 #include "erase_statements.hpp"
 #include "fusion.hpp"
+#include "options.hpp"
 #include "races.hpp"
 #include "statement_rebuilder.hpp"
 

@@ -5,8 +5,8 @@
 // earlier ones), so this is O(statements x streams).
 
 #include "../detail/text.hpp"
-#include "../diag/describe.hpp"
 #include "../ir/accesses.hpp"
+#include "../ir/describe.hpp"
 #include "../ir/render.hpp"
 #include "happens_before.hpp"
 

@@ -1,11 +1,11 @@
 #pragma once
 // The pass pipeline: IR in, plan model out. Each step is its own header and
 // can be run and tested alone.
-#include "../dsl/options.hpp"
 #include "fusion.hpp"
 #include "lower_to_ops.hpp"
 #include "lower_wait_stream.hpp"
 #include "memory_plan.hpp"
+#include "options.hpp"
 #include "placement.hpp"
 #include "races.hpp"
 #include "redundant_waits.hpp"

@@ -193,11 +193,13 @@ TEST_CASE("every problem is reported at once", "[host][bindings]") {
 TEST_CASE("16-bit float types without CUDA's headers are a binding_error", "[host][bindings][half]") {
   // Declared through the builder's engine, which takes dtypes: __half itself is not
   // declared in this translation unit.
+  using access = sd::detail::builder_access;
   sd::detail::builder_state b;
-  const auto h = b.add_buffer("h", sd::ir::access::input, sd::dtype::float16, 0);
-  const auto y = b.add_buffer("y", sd::ir::access::output, sd::dtype::float32, 0);
-  b.assign(y, b.unary(sd::ir::op::cast, b.load(h), sd::dtype::float32, sd::dtype::float32));
-  auto model = sd::passes::schedule(static_cast<sd::ir::program&&>(b.ir), sd::checked);
+  const auto h = access::add_buffer(b, "h", sd::ir::access::input, sd::dtype::float16, 0);
+  const auto y = access::add_buffer(b, "y", sd::ir::access::output, sd::dtype::float32, 0);
+  access::assign(
+      b, y, access::unary(b, sd::ir::op::cast, access::load(b, h), sd::dtype::float32, sd::dtype::float32));
+  auto model = sd::passes::schedule(static_cast<sd::ir::program&&>(access::ir(b)), sd::checked);
   REQUIRE(model.ir.ok());
   std::vector<float> ys(4, untouched);
   const std::vector<std::uint16_t> hs{0x3C00, 0x4000, 0xC000, 0x3800};  // 1, 2, -2, 0.5 as __half bits
@@ -221,10 +223,13 @@ namespace {
 // at compile time with a static_assert on host_can_run; a call cannot be
 // compiled here, so this checks the predicate itself.
 constexpr auto half_program = sd::program([](sd::builder& b) {
-  auto& p = sd::detail::builder_access::state(b);
-  const auto h = p.add_buffer("h", sd::ir::access::input, sd::dtype::float16, 0);
+  using access = sd::detail::builder_access;
+  auto& p = access::state(b);
+  const auto h = access::add_buffer(p, "h", sd::ir::access::input, sd::dtype::float16, 0);
   auto y = b.output<float>("y");
-  p.assign(y.id(), p.unary(sd::ir::op::cast, p.load(h), sd::dtype::float32, sd::dtype::float32));
+  access::assign(
+      p, y.id(),
+      access::unary(p, sd::ir::op::cast, access::load(p, h), sd::dtype::float32, sd::dtype::float32));
 });
 }  // namespace
 

@@ -130,19 +130,20 @@ class program_maker {
  public:
   explicit program_maker(std::uint64_t seed) : rng_(seed) {}
 
+  using access = sd::detail::builder_access;
   sd::detail::builder_state b;  // the engine: this maker writes IR without handles
   std::vector<declared_buffer> buffers;
   std::vector<std::int32_t> params;
 
   void make() {
-    b.add_domain(name("m"));
+    access::add_domain(b, name("m"));
     const int streams = pick(1, 3);
-    for (int s = 1; s < streams; ++s) b.add_stream(name("s"));
+    for (int s = 1; s < streams; ++s) access::add_stream(b, name("s"));
     for (int k = pick(2, 4); k > 0; --k) declare(ir::access::input);
     for (int k = pick(2, 4); k > 0; --k) declare(ir::access::output);
     for (int k = pick(0, 2); k > 0; --k) declare(ir::access::inout);
     for (int k = pick(0, 3); k > 0; --k) declare(ir::access::temp);
-    for (int k = pick(0, 3); k > 0; --k) params.push_back(b.add_param(name("p"), any_type()));
+    for (int k = pick(0, 3); k > 0; --k) params.push_back(access::add_param(b, name("p"), any_type()));
     for (int k = pick(3, 10); k > 0; --k) statement(streams);
   }
 
@@ -159,7 +160,7 @@ class program_maker {
     const int d = pick(0, 9);
     const std::int32_t domain = d < 6 ? 0 : (d < 8 ? 1 : -1);  // mostly n, some m, some 0-d
     const dtype type = any_type();
-    buffers.push_back({b.add_buffer(name("b"), kind, type, domain), kind, type, domain});
+    buffers.push_back({access::add_buffer(b, name("b"), kind, type, domain), kind, type, domain});
   }
 
   void statement(int streams) {
@@ -167,17 +168,19 @@ class program_maker {
     for (const auto& x : buffers)
       if (x.kind != ir::access::input) targets.push_back(&x);
     const auto& t = *targets[static_cast<std::size_t>(pick(0, static_cast<int>(targets.size()) - 1))];
-    b.current_stream = pick(0, streams - 1);
+    access::current_stream(b) = pick(0, streams - 1);
     auto e = expression(t.domain, pick(0, 4));
     if (!sd::assignable(t.type, e.type.type) || chance(15)) e = cast(e, t.type);
-    b.assign(t.id, e);
+    access::assign(b, t.id, e);
     written_.push_back(t.id);
   }
 
-  sd::detail::operand cast(sd::detail::operand a, dtype to) { return b.unary(ir::op::cast, a, to, to); }
+  sd::detail::operand cast(sd::detail::operand a, dtype to) {
+    return access::unary(b, ir::op::cast, a, to, to);
+  }
   sd::detail::operand as_bool(sd::detail::operand a) {
     if (a.type.type == dtype::boolean) return a;
-    return b.binary(chance(50) ? ir::op::ne : ir::op::gt, a, b.literal(dtype::int32, 0, 0));
+    return access::binary(b, chance(50) ? ir::op::ne : ir::op::gt, a, access::literal(b, dtype::int32, 0, 0));
   }
 
   sd::detail::operand leaf(std::int32_t domain) {
@@ -191,17 +194,17 @@ class program_maker {
     }
     const int r = pick(0, 9);
     if (r < 6 && !readable.empty())
-      return b.load(readable[static_cast<std::size_t>(pick(0, static_cast<int>(readable.size()) - 1))]);
+      return access::load(b,
+                          readable[static_cast<std::size_t>(pick(0, static_cast<int>(readable.size()) - 1))]);
     if (r < 8 && !params.empty())
-      return b.sd::detail::builder_state::param(
-          params[static_cast<std::size_t>(pick(0, static_cast<int>(params.size()) - 1))]);
+      return access::param(b, params[static_cast<std::size_t>(pick(0, static_cast<int>(params.size()) - 1))]);
     const dtype t = any_type();
     const double values[] = {0, 1, -1, 2.5, -3.25, 7, 100, 1e9, -0.5, 3};
     const double v = values[pick(0, 9)];
-    if (t == dtype::boolean) return b.literal(t, v != 0, v != 0);
+    if (t == dtype::boolean) return access::literal(b, t, v != 0, v != 0);
     if (sd::category_of(t) == sd::dtype_category::integral)
-      return b.literal(t, std::trunc(v), static_cast<int64_t>(v));
-    return b.literal(t, v, static_cast<int64_t>(v));
+      return access::literal(b, t, std::trunc(v), static_cast<int64_t>(v));
+    return access::literal(b, t, v, static_cast<int64_t>(v));
   }
 
   sd::detail::operand expression(std::int32_t domain, int depth) {
@@ -214,15 +217,17 @@ class program_maker {
                                 ir::op::sigmoid, ir::op::logical_not, ir::op::cast};
       const auto code = ops[pick(0, 12)];
       if (code == ir::op::cast) return cast(a, any_type());
-      if (code == ir::op::logical_not) return b.unary(code, as_bool(a), dtype::boolean, dtype::boolean);
+      if (code == ir::op::logical_not)
+        return access::unary(b, code, as_bool(a), dtype::boolean, dtype::boolean);
       if (code == ir::op::neg) {
         if (a.type.type == dtype::boolean) a = cast(a, dtype::int32);
-        return b.unary(code, a, a.type.type, a.type.type);
+        return access::unary(b, code, a, a.type.type, a.type.type);
       }
-      if (code == ir::op::abs || code == ir::op::relu) return b.unary(code, a, a.type.type, a.type.type);
+      if (code == ir::op::abs || code == ir::op::relu)
+        return access::unary(b, code, a, a.type.type, a.type.type);
       const dtype r =
           sd::category_of(a.type.type) == sd::dtype_category::floating ? a.type.type : dtype::float32;
-      return b.unary(code, a, r, r);
+      return access::unary(b, code, a, r, r);
     }
     if (kind < 8) {  // binary; a node may be used twice
       auto a = expression(domain, depth - 1);
@@ -232,16 +237,16 @@ class program_maker {
                                 ir::op::eq,  ir::op::ne,  ir::op::logical_and, ir::op::logical_or};
       const auto code = ops[pick(0, 13)];
       if (code == ir::op::logical_and || code == ir::op::logical_or)
-        return b.binary(code, as_bool(a), as_bool(c));
+        return access::binary(b, code, as_bool(a), as_bool(c));
       if (code <= ir::op::div && sd::combine(a.type, c.type).type == dtype::boolean)
         a = cast(a, dtype::int32);
-      return b.binary(code, a, c);
+      return access::binary(b, code, a, c);
     }
     auto cond = as_bool(expression(domain, depth - 1));
     auto x = expression(domain, depth - 1);
     auto y = expression(domain, depth - 1);
     if (y.type.type != x.type.type) y = cast(y, x.type.type);
-    return b.where(cond, x, y);
+    return access::where(b, cond, x, y);
   }
 
   std::mt19937_64 rng_;
@@ -294,12 +299,13 @@ TEST_CASE("random programs match a sequential interpreter of their IR", "[host][
   for (int index = 0; index < program_count; ++index) {
     program_maker maker(static_cast<std::uint64_t>(index) * 7919 + 1);
     maker.make();
-    if (!maker.b.ir.ok()) {  // the generator aims for valid programs; count what slips through
+    if (!program_maker::access::ir(maker.b)
+             .ok()) {  // the generator aims for valid programs; count what slips through
       ++rejected;
       continue;
     }
     const sd::options options = index % 3 == 0 ? (sd::automatic | sd::no_fusion) : sd::automatic;
-    auto model = sd::passes::schedule(std::move(maker.b.ir), options);
+    auto model = sd::passes::schedule(std::move(program_maker::access::ir(maker.b)), options);
     REQUIRE(model.ir.ok());
     const auto plan = sd::view_of(model);
 

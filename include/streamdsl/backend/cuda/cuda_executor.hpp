@@ -103,7 +103,7 @@ class cuda_executor {
   // it runs; a program without such a slot ignores it. The main slot always
   // runs on the executor's main stream: binding "main" is refused.
   void bind_stream(detail::string_view slot, cudaStream_t s) {
-    if (slot == detail::string_view("main"))
+    if (slot == ir::main_stream_name)
       throw error(
           "streamdsl: bind_stream(\"main\", ...): the main slot runs on the executor's main stream, not on a "
           "bound one; pass that stream to the constructor (sd::cuda_executor ex(stream)), or launch a "

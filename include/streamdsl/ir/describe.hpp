@@ -1,9 +1,10 @@
 #pragma once
 // Statement and expression text for error messages, shortened so that a
 // long expression cannot push the rest of a message (the fix) past the
-// message capacity.
-#include "../ir/render.hpp"
-#include "message.hpp"
+// message capacity. Message helpers (namespace diag) built on the IR's
+// rendering, so they sit in ir/, above render.hpp: diag/ stays below ir/.
+#include "../diag/message.hpp"
+#include "render.hpp"
 
 namespace streamdsl::diag {
 
