@@ -69,6 +69,18 @@ enum class sync_order {
   latest_first,  // latest access first (find_races: fewest races, each needing its own fix)
 };
 
+// Stable insertion sort: the lists are short (one entry per stream met), and
+// the standard one needs <algorithm>.
+template <class T, class Before>
+constexpr void sort_few(detail::dyn_array<T>& a, Before before) {
+  for (std::size_t i = 1; i < a.size(); ++i)
+    for (std::size_t c = i; c > 0 && before(a[c], a[c - 1]); --c) {
+      const auto x = a[c];
+      a[c] = a[c - 1];
+      a[c - 1] = x;
+    }
+}
+
 class conflict_walker {
  public:
   constexpr conflict_walker(std::size_t buffers, std::size_t streams, std::size_t statements)
@@ -90,12 +102,7 @@ class conflict_walker {
     gather(target, stream, true);
     // Streams in ascending order: sort the few, or scan them all when many.
     if (touched_.size() * touched_.size() <= clocks_.streams()) {
-      for (std::size_t a = 1; a < touched_.size(); ++a)
-        for (std::size_t c = a; c > 0 && touched_[c] < touched_[c - 1]; --c) {
-          const auto x = touched_[c];
-          touched_[c] = touched_[c - 1];
-          touched_[c - 1] = x;
-        }
+      sort_few(touched_, [](std::int32_t a, std::int32_t b) { return a < b; });
     } else {
       touched_.clear();
       for (std::int32_t t = 0; t < static_cast<std::int32_t>(clocks_.streams()); ++t)
@@ -127,12 +134,7 @@ class conflict_walker {
   template <class Take>
   constexpr void sync(std::int32_t stream, sync_order order, Take take) {
     if (order == sync_order::latest_first)
-      for (std::size_t a = 1; a < found_.size(); ++a)
-        for (std::size_t b = a; b > 0 && found_[b - 1].access < found_[b].access; --b) {
-          const auto x = found_[b];
-          found_[b] = found_[b - 1];
-          found_[b - 1] = x;
-        }
+      sort_few(found_, [](const conflict& a, const conflict& b) { return a.access > b.access; });
     for (const auto& c : found_) {
       if (clocks_.counts(clocks_.live(stream), c.access)) continue;
       take(c);
