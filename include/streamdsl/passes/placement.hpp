@@ -19,6 +19,7 @@
 #include "../plan/plan_model.hpp"
 #include "erase_statements.hpp"
 #include "fusion.hpp"
+#include "happens_before.hpp"
 #include "options.hpp"
 #include "races.hpp"
 #include "statement_rebuilder.hpp"

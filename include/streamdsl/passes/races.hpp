@@ -2,13 +2,13 @@
 // Race detection: two accesses to one buffer on different streams, at least
 // one a write, that happens-before leaves unordered. Tracking the latest read
 // and write of each buffer on each stream is enough (program order orders the
-// earlier ones), so this is O(statements x streams).
+// earlier ones): the walk of conflicts.hpp, O(statements x streams).
 
 #include "../detail/text.hpp"
 #include "../ir/accesses.hpp"
 #include "../ir/describe.hpp"
 #include "../ir/render.hpp"
-#include "happens_before.hpp"
+#include "conflicts.hpp"
 
 namespace streamdsl::passes {
 
@@ -20,116 +20,38 @@ struct race {
   bool second_writes = false;
 };
 
-// Per buffer and stream, the latest statement reading and writing it.
-class access_table {
- public:
-  constexpr access_table(std::size_t buffers, std::size_t streams)
-      : streams_(streams), last_read_(buffers * streams, -1), last_write_(buffers * streams, -1) {}
-  constexpr std::int32_t& read(std::int32_t b, std::int32_t s) { return last_read_[at(b, s)]; }
-  constexpr std::int32_t& write(std::int32_t b, std::int32_t s) { return last_write_[at(b, s)]; }
-  constexpr std::size_t streams() const { return streams_; }
-
- private:
-  constexpr std::size_t at(std::int32_t b, std::int32_t s) const {
-    return static_cast<std::size_t>(b) * streams_ + static_cast<std::size_t>(s);
-  }
-  std::size_t streams_;
-  detail::dyn_array<std::int32_t> last_read_, last_write_;
-};
-
-// The latest access to `buffer` on stream `t` that conflicts with an access
-// by statement i (a write conflicts with everything, a read with writes) and
-// is not ordered before i; -1 when there is none.
-// `before(a)` says whether statement a is ordered before the access.
-template <class OrderedBefore>
-constexpr std::int32_t unordered_conflict(access_table& table, OrderedBefore before, std::int32_t buffer,
-                                          std::int32_t t, bool writes) {
-  std::int32_t found = -1;
-  const auto w = table.write(buffer, t);
-  if (w >= 0 && !before(w)) found = w;
-  if (writes) {
-    const auto r = table.read(buffer, t);
-    if (r >= 0 && !before(r) && r > found) found = r;
-  }
-  return found;
-}
-
-constexpr void note_access(access_table& table, std::int32_t buffer, std::int32_t s, std::int32_t i,
-                           bool writes) {
-  (writes ? table.write(buffer, s) : table.read(buffer, s)) = i;
-}
-
 // Races by second statement, then by first.
 using race_list = detail::dyn_array<race>;
 
-// The races of a program, each one a user must fix with its own sync.
-// Statements are visited in program order with live vector clocks, as
-// sync_insertion does: for each statement and each other stream, the latest
-// access there that conflicts with it and is unordered is a race (a sync
-// after that access and before the statement orders every earlier one too,
-// for every buffer). Each race found is then taken as fixed by such a sync,
-// so that what the fix would also order is not reported again: one missing
-// wait is one race, not one per statement that reads the buffer. Every race
-// listed is a race of the program as written. O(statements x streams x reads).
-// Stops after `limit` races (find_race needs the first only).
+// The races of a program, each one a user must fix with its own sync: the
+// conflicts of the walk insert_syncs makes too (conflicts.hpp), latest first,
+// each taken as fixed by a sync after its first access, so that what the fix
+// would also order is not reported again: one missing wait is one race, not
+// one per statement that reads the buffer. Every race listed is a race of the
+// program as written. Stops after `limit` races (find_race needs the first
+// only).
 constexpr race_list find_races(const ir::program_view& p, std::size_t limit = static_cast<std::size_t>(-1)) {
   race_list out;
-  const auto S = p.streams.size();
-  detail::dyn_array<std::int32_t> seq(p.stmts.size(), 0), clock(p.stmts.size() * S, 0);
-  detail::dyn_array<std::int32_t> cur(S * S, 0);  // live clock of each stream
-  access_table table(p.buffers.size(), S);
-  auto join = [&](std::int32_t* into, const std::int32_t* from) {
-    for (std::size_t k = 0; k < S; ++k)
-      if (from[k] > into[k]) into[k] = from[k];
-  };
-  detail::dyn_array<race> found;  // the current statement's races
+  conflict_walker walk(p.buffers.size(), p.streams.size(), p.stmts.size());
+  auto& clocks = walk.clocks();
+  race_list found;  // the current statement's races, latest first
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
     const auto& s = p.stmts[i];
-    auto* mine = cur.data() + static_cast<std::size_t>(s.stream) * S;
-    auto before = [&](std::int32_t a) { return mine[p.stmts[a].stream] > seq[a]; };
-    found.clear();
     if (s.kind == ir::stmt_kind::assign) {
       const auto reads = ir::reads_of(p, s);
-      for (std::int32_t t = 0; t < static_cast<std::int32_t>(S); ++t) {
-        if (t == s.stream) continue;
-        race latest{};
-        auto check = [&](std::int32_t b, bool writes) {
-          const auto other = unordered_conflict(table, before, b, t, writes);
-          if (other > latest.first) latest = race{b, other, i, table.write(b, t) == other, writes};
-        };
-        for (auto b : reads) check(b, false);
-        check(s.target, true);
-        if (latest.buffer >= 0) found.push_back(latest);
-      }
-      // Latest first: its fix may order the others (through syncs the
-      // program already has), which are then no races of their own.
-      for (std::size_t a = 1; a < found.size(); ++a)
-        for (std::size_t b = a; b > 0 && found[b - 1].first < found[b].first; --b) {
-          const auto r = found[b];
-          found[b] = found[b - 1];
-          found[b - 1] = r;
-        }
-      std::size_t kept = 0;
-      for (std::size_t k = 0; k < found.size(); ++k) {
-        const auto a = found[k].first;
-        if (before(a)) continue;
-        join(mine, clock.data() + static_cast<std::size_t>(a) * S);
-        const auto from = static_cast<std::size_t>(p.stmts[a].stream);
-        if (seq[a] + 1 > mine[from]) mine[from] = seq[a] + 1;
-        found[kept++] = found[k];
-      }
-      for (std::size_t k = kept; k-- > 0 && out.size() < limit;) out.push_back(found[k]);
+      walk.find(s.stream, reads, s.target);
+      found.clear();
+      walk.sync(s.stream, sync_order::latest_first, [&](const conflict& c) {
+        found.push_back(race{c.buffer, c.access, i, c.access_writes, c.writes});
+      });
+      for (std::size_t k = found.size(); k-- > 0 && out.size() < limit;) out.push_back(found[k]);
       if (out.size() >= limit) break;
-      for (auto b : reads) note_access(table, b, s.stream, i, false);
-      note_access(table, s.target, s.stream, i, true);
+      walk.note(s.stream, reads, s.target, i);
     }
     // The clock is taken before a wait's own effect, as in happens_before.
-    seq[i] = mine[s.stream];
-    for (std::size_t k = 0; k < S; ++k) clock[static_cast<std::size_t>(i) * S + k] = mine[k];
-    if (s.kind == ir::stmt_kind::wait && s.binds >= 0)
-      join(mine, clock.data() + static_cast<std::size_t>(s.binds) * S);
-    if (s.kind == ir::stmt_kind::wait_stream) join(mine, cur.data() + static_cast<std::size_t>(s.other) * S);
-    ++mine[s.stream];
+    clocks.append(s.stream);
+    if (s.kind == ir::stmt_kind::wait && s.binds >= 0) clocks.join(s.stream, clocks.clock_of(s.binds));
+    if (s.kind == ir::stmt_kind::wait_stream) clocks.join(s.stream, clocks.live(s.other));
   }
   return out;
 }

@@ -9,6 +9,12 @@
 
 namespace streamdsl::passes {
 
+// Debug builds (NDEBUG off) check that a copied wait's record was copied too:
+// a wait bound to nothing would silently order nothing. Like dyn_array's
+// bounds check: a compile error in a constant evaluation (this function is
+// not constexpr) and a trap at run time. Release builds pay nothing.
+[[noreturn]] inline void wait_copied_without_its_record() { __builtin_trap(); }
+
 class statement_rebuilder {
  public:
   explicit constexpr statement_rebuilder(std::size_t old_count) : new_index_(old_count, -1) {}
@@ -44,8 +50,12 @@ class statement_rebuilder {
       binds = -1;
     }
     for (auto& s : out_)
-      if (s.kind == ir::stmt_kind::wait && s.binds >= 0)
+      if (s.kind == ir::stmt_kind::wait && s.binds >= 0) {
         s.binds = new_index_[static_cast<std::size_t>(s.binds)];
+#ifndef NDEBUG
+        if (s.binds < 0) wait_copied_without_its_record();
+#endif
+      }
     for (std::size_t j = 0; j < added_waits_.size(); ++j)
       out_[static_cast<std::size_t>(added_waits_[j])].binds = added_binds[j];
     return static_cast<detail::dyn_array<ir::statement>&&>(out_);

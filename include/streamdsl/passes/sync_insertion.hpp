@@ -1,96 +1,33 @@
 #pragma once
 // sd::automatic: insert the records and waits that order every conflicting
-// cross-stream pair. Statements are visited in program order with live vector
-// clocks; an access that conflicts with an unordered access on stream t gets
-// one wait for the latest such access on t (program order covers the earlier
-// ones), bound to a record placed right after that access. Records are shared
-// by every wait that needs the same point. Each buffer lists only the streams
-// that touched it, so a statement costs its accesses times the streams
-// touching them, plus one clock row per statement.
+// cross-stream pair. The walk is find_races's (conflicts.hpp): an access that
+// conflicts with an unordered access on stream t gets one wait for the latest
+// such access on t (program order covers the earlier ones), bound to a record
+// placed right after that access. Records are shared by every wait that needs
+// the same point.
 #include "../detail/dyn_array.hpp"
 #include "../ir/accesses.hpp"
 #include "../plan/plan_arrays.hpp"
+#include "conflicts.hpp"
 #include "lower_wait_stream.hpp"
 #include "statement_rebuilder.hpp"
-#include "vector_clocks.hpp"
 
 namespace streamdsl::passes {
 
-// Per buffer, the streams that accessed it, each with its latest read and
-// write: a linked list through flat arrays (one entry per buffer and stream
-// that met, not a buffers x streams table).
-class stream_accesses {
- public:
-  explicit constexpr stream_accesses(std::size_t buffers) : head_(buffers, -1) {}
-
-  struct entry {
-    std::int32_t stream = -1;
-    std::int32_t last_read = -1;
-    std::int32_t last_write = -1;
-    std::int32_t next = -1;
-  };
-  constexpr std::int32_t first(std::int32_t b) const { return head_[static_cast<std::size_t>(b)]; }
-  constexpr const entry& operator[](std::int32_t e) const { return entries_[static_cast<std::size_t>(e)]; }
-
-  constexpr void note(std::int32_t b, std::int32_t stream, std::int32_t i, bool writes) {
-    auto e = first(b);
-    while (e >= 0 && entries_[static_cast<std::size_t>(e)].stream != stream)
-      e = entries_[static_cast<std::size_t>(e)].next;
-    if (e < 0) {
-      entries_.push_back({stream, -1, -1, first(b)});
-      e = static_cast<std::int32_t>(entries_.size() - 1);
-      head_[static_cast<std::size_t>(b)] = e;
-    }
-    auto& x = entries_[static_cast<std::size_t>(e)];
-    (writes ? x.last_write : x.last_read) = i;
-  }
-
- private:
-  detail::dyn_array<std::int32_t> head_;
-  detail::dyn_array<entry> entries_;
-};
-
 // Runs after lower_wait_stream: the input holds assigns, records and waits.
 constexpr void insert_syncs(ir::program& p) {
-  const auto S = p.streams.size();
   const auto view0 = ir::view_of(p);
   const auto& in = p.stmts;  // replaced only at the end
 
-  statement_rebuilder out(in.size());            // `in` with the waits, not yet the records
-  vector_clocks clocks(S, in.size());            // per out entry
+  statement_rebuilder out(in.size());  // `in` with the waits, not yet the records
+  conflict_walker walk(p.buffers.size(), p.streams.size(), in.size());  // over out's entries
+  auto& clocks = walk.clocks();
   detail::dyn_array<std::int32_t> record_after;  // per out entry: event of the sync record after it, or -1
-  detail::dyn_array<std::int32_t> record_clock;  // per synthetic event (indexed by event id): its clock
-  detail::dyn_array<bool> is_touched(S, false);  // per stream: listed in `touched`
-  detail::dyn_array<std::int32_t> candidates;    // per stream, chained: accesses that may conflict
-  detail::dyn_array<std::int32_t> candidate_next;
-  detail::dyn_array<std::int32_t> head(S, -1);  // per stream: its first candidate
-  detail::dyn_array<std::int32_t> touched;      // streams with candidates
-  stream_accesses table(p.buffers.size());
 
   auto push = [&](std::int32_t old, const ir::statement& s) {
     record_after.push_back(-1);
     clocks.append(s.stream);
     return old >= 0 ? out.copy(old, s) : out.add(s);
-  };
-  // Lists, under each other stream, its accesses to buffer b that an access
-  // of this statement conflicts with: its latest write, and its latest read
-  // when this statement writes b.
-  auto gather = [&](std::int32_t b, std::int32_t self, bool writes) {
-    for (auto e = table.first(b); e >= 0; e = table[e].next) {
-      const auto& x = table[e];
-      if (x.stream == self) continue;
-      const std::int32_t found[2] = {x.last_write, writes ? x.last_read : -1};
-      for (auto a : found) {
-        if (a < 0) continue;
-        if (!is_touched[static_cast<std::size_t>(x.stream)]) {
-          touched.push_back(x.stream);
-          is_touched[static_cast<std::size_t>(x.stream)] = true;
-        }
-        candidates.push_back(a);
-        candidate_next.push_back(head[static_cast<std::size_t>(x.stream)]);
-        head[static_cast<std::size_t>(x.stream)] = static_cast<std::int32_t>(candidates.size() - 1);
-      }
-    }
   };
 
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(in.size()); ++i) {
@@ -106,41 +43,14 @@ constexpr void insert_syncs(ir::program& p) {
       continue;
     }
     const auto reads = ir::reads_of(view0, s);
-    for (auto b : reads) gather(b, s.stream, false);
-    gather(s.target, s.stream, true);
-    // Streams in ascending order, as a wait for one may make a later one's
-    // conflict known: sort the few, or scan them all when many.
-    if (touched.size() * touched.size() <= S) {
-      for (std::size_t a = 1; a < touched.size(); ++a)
-        for (std::size_t c = a; c > 0 && touched[c] < touched[c - 1]; --c) {
-          const auto x = touched[c];
-          touched[c] = touched[c - 1];
-          touched[c - 1] = x;
-        }
-    } else {
-      touched.clear();
-      for (std::int32_t t = 0; t < static_cast<std::int32_t>(S); ++t)
-        if (is_touched[static_cast<std::size_t>(t)]) touched.push_back(t);
-    }
-    for (auto t : touched) {
-      std::int32_t found = -1;
-      for (auto c = head[static_cast<std::size_t>(t)]; c >= 0;
-           c = candidate_next[static_cast<std::size_t>(c)]) {
-        const auto a = candidates[static_cast<std::size_t>(c)];
-        if (a > found && !clocks.counts(clocks.live(s.stream), a)) found = a;
-      }
-      head[static_cast<std::size_t>(t)] = -1;
-      is_touched[static_cast<std::size_t>(t)] = false;
-      if (found < 0) continue;
-      auto event = record_after[static_cast<std::size_t>(found)];
+    walk.find(s.stream, reads, s.target);
+    // Waits in ascending stream order, as a wait for one may make a later
+    // one's conflict known.
+    walk.sync(s.stream, sync_order::by_stream, [&](const conflict& c) {
+      auto event = record_after[static_cast<std::size_t>(c.access)];
       if (event < 0) {
         event = add_synthetic_event(p, ir::event_role::automatic);
-        record_after[static_cast<std::size_t>(found)] = event;
-        record_clock.resize(static_cast<std::size_t>(event + 1) * S, 0);
-        auto* rc = record_clock.data() + static_cast<std::size_t>(event) * S;
-        const auto* at = clocks.clock_of(found);
-        for (std::size_t k = 0; k < S; ++k) rc[k] = at[k];
-        rc[t] = clocks.sequence(found) + 1;
+        record_after[static_cast<std::size_t>(c.access)] = event;
       }
       ir::statement w{};
       w.kind = ir::stmt_kind::wait;
@@ -149,14 +59,9 @@ constexpr void insert_syncs(ir::program& p) {
       w.binds = -1;  // resolved below, once the record has its place
       w.origin = -1;
       push(-1, w);
-      clocks.join(s.stream, record_clock.data() + static_cast<std::size_t>(event) * S);
-    }
-    touched.clear();
-    candidates.clear();
-    candidate_next.clear();
+    });
     const auto at = push(i, s);
-    for (auto b : reads) table.note(b, s.stream, at, false);
-    table.note(s.target, s.stream, at, true);
+    walk.note(s.stream, reads, s.target, at);
   }
 
   // Materialise: each sync record goes right after the access it follows.

@@ -1,8 +1,9 @@
 #pragma once
 // Vector clocks over a statement list walked in program order, shared by
-// happens_before (the analysis) and insert_syncs (which builds the list it
-// walks). A stream's live clock holds, per stream k, how many statements of k
-// it is known to follow; each statement keeps the clock of its stream just
+// happens_before (the analysis) and the conflict walk of find_races and
+// insert_syncs (conflicts.hpp; insert_syncs builds the list it walks). A
+// stream's live clock holds, per stream k, how many statements of k it is
+// known to follow; each statement keeps the clock of its stream just
 // before it. Rows are flat and copied with plain pointer loops: the table is
 // statements x streams, the one quadratic-looking structure the passes keep,
 // so its constant matters (N streams joined by one statement).
@@ -37,6 +38,15 @@ class vector_clocks {
     auto* mine = live_.data() + static_cast<std::size_t>(stream) * streams_;
     for (std::size_t k = 0; k < streams_; ++k)
       if (clock[k] > mine[k]) mine[k] = clock[k];
+  }
+
+  // Stream `stream` learns statement a and all a knew: the effect of a wait
+  // bound to a record placed right after a on its stream. Race detection
+  // takes a race as fixed this way, and sync insertion adds such a sync.
+  constexpr void sync_after(std::int32_t stream, std::int32_t a) {
+    join(stream, clock_of(a));
+    auto& known = live_[static_cast<std::size_t>(stream) * streams_ + static_cast<std::size_t>(stream_of(a))];
+    if (sequence(a) + 1 > known) known = sequence(a) + 1;
   }
 
   constexpr std::size_t streams() const { return streams_; }

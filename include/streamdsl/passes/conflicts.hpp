@@ -1,0 +1,191 @@
+#pragma once
+// The conflict walk that race detection (find_races) and sync insertion
+// (insert_syncs) share, so that a program sd::checked accepts is one that
+// sd::automatic leaves as it is, and the reverse. Statements are visited in
+// program order with live vector clocks. For an assignment, each other stream
+// has at most one conflict that matters: its latest access that conflicts
+// with the assignment (a write conflicts with everything, a read with writes)
+// and is not ordered before it; a sync after that access orders every earlier
+// one too (program order), for every buffer. Each conflict is then taken as
+// ordered by such a sync: find_races lists it as a race (what that fix would
+// also order is not reported again), insert_syncs inserts the wait.
+//
+// Each buffer lists only the streams that touched it, so an assignment costs
+// its accesses times the streams touching them, plus one clock row per
+// statement: linear in statements x streams.
+#include <cstdint>
+
+#include "../detail/dyn_array.hpp"
+#include "vector_clocks.hpp"
+
+namespace streamdsl::passes {
+
+// Per buffer, the streams that accessed it, each with its latest read and
+// write: a linked list through flat arrays (one entry per buffer and stream
+// that met, not a buffers x streams table).
+class stream_accesses {
+ public:
+  explicit constexpr stream_accesses(std::size_t buffers) : head_(buffers, -1) {}
+
+  struct entry {
+    std::int32_t stream = -1;
+    std::int32_t last_read = -1;
+    std::int32_t last_write = -1;
+    std::int32_t next = -1;
+  };
+  constexpr std::int32_t first(std::int32_t b) const { return head_[static_cast<std::size_t>(b)]; }
+  constexpr const entry& operator[](std::int32_t e) const { return entries_[static_cast<std::size_t>(e)]; }
+
+  constexpr void note(std::int32_t b, std::int32_t stream, std::int32_t i, bool writes) {
+    auto e = first(b);
+    while (e >= 0 && entries_[static_cast<std::size_t>(e)].stream != stream)
+      e = entries_[static_cast<std::size_t>(e)].next;
+    if (e < 0) {
+      entries_.push_back({stream, -1, -1, first(b)});
+      e = static_cast<std::int32_t>(entries_.size() - 1);
+      head_[static_cast<std::size_t>(b)] = e;
+    }
+    auto& x = entries_[static_cast<std::size_t>(e)];
+    (writes ? x.last_write : x.last_read) = i;
+  }
+
+ private:
+  detail::dyn_array<std::int32_t> head_;
+  detail::dyn_array<entry> entries_;
+};
+
+// An assignment's latest unordered conflict on one other stream.
+struct conflict {
+  std::int32_t access = -1;  // the earlier statement, on the other stream
+  std::int32_t buffer = -1;  // the buffer both touch (the first in the assignment's reads, then its target)
+  bool access_writes = false;
+  bool writes = false;  // whether the assignment writes `buffer`
+};
+
+// The order in which an assignment's conflicts are taken as synced: a sync
+// for one may order another, which then needs none.
+enum class sync_order {
+  by_stream,     // ascending stream (insert_syncs: the order its waits are listed in)
+  latest_first,  // latest access first (find_races: fewest races, each needing its own fix)
+};
+
+// Stable insertion sort: the lists are short (one entry per stream met), and
+// the standard one needs <algorithm>.
+template <class T, class Before>
+constexpr void sort_few(detail::dyn_array<T>& a, Before before) {
+  for (std::size_t i = 1; i < a.size(); ++i)
+    for (std::size_t c = i; c > 0 && before(a[c], a[c - 1]); --c) {
+      const auto x = a[c];
+      a[c] = a[c - 1];
+      a[c - 1] = x;
+    }
+}
+
+class conflict_walker {
+ public:
+  constexpr conflict_walker(std::size_t buffers, std::size_t streams, std::size_t statements)
+      : clocks_(streams, statements), table_(buffers), is_touched_(streams, false), head_(streams, -1) {}
+
+  // The clocks of the walked list: the caller appends each statement (after
+  // its assignment's syncs) and joins what its waits learn.
+  constexpr vector_clocks& clocks() { return clocks_; }
+  constexpr const vector_clocks& clocks() const { return clocks_; }
+
+  // Finds the conflicts of an assignment on `stream`, about to be appended,
+  // that reads `reads` and writes `target`: per other stream, ascending, its
+  // latest conflicting access not ordered before the assignment.
+  template <class Reads>
+  constexpr const detail::dyn_array<conflict>& find(std::int32_t stream, const Reads& reads,
+                                                    std::int32_t target) {
+    found_.clear();
+    for (auto b : reads) gather(b, stream, false);
+    gather(target, stream, true);
+    // Streams in ascending order: sort the few, or scan them all when many.
+    if (touched_.size() * touched_.size() <= clocks_.streams()) {
+      sort_few(touched_, [](std::int32_t a, std::int32_t b) { return a < b; });
+    } else {
+      touched_.clear();
+      for (std::int32_t t = 0; t < static_cast<std::int32_t>(clocks_.streams()); ++t)
+        if (is_touched_[static_cast<std::size_t>(t)]) touched_.push_back(t);
+    }
+    for (auto t : touched_) {
+      // All candidates are on t, so the latest is unordered if any is. On a
+      // tie the first gathered wins (chains run newest first).
+      const candidate* latest = nullptr;
+      for (auto c = head_[static_cast<std::size_t>(t)]; c >= 0;
+           c = candidates_[static_cast<std::size_t>(c)].next) {
+        const auto& x = candidates_[static_cast<std::size_t>(c)];
+        if (!latest || x.access >= latest->access) latest = &x;
+      }
+      head_[static_cast<std::size_t>(t)] = -1;
+      is_touched_[static_cast<std::size_t>(t)] = false;
+      if (clocks_.counts(clocks_.live(stream), latest->access)) continue;
+      found_.push_back({latest->access, latest->buffer, table_[latest->entry].last_write == latest->access,
+                        latest->writes});
+    }
+    touched_.clear();
+    candidates_.clear();
+    return found_;
+  }
+
+  // Takes the conflicts find() found as synced, in `order`: each one that
+  // the syncs taken before it leave unordered is passed to `take` (which may
+  // append the wait it inserts), then the stream learns it (sync_after).
+  template <class Take>
+  constexpr void sync(std::int32_t stream, sync_order order, Take take) {
+    if (order == sync_order::latest_first)
+      sort_few(found_, [](const conflict& a, const conflict& b) { return a.access > b.access; });
+    for (const auto& c : found_) {
+      if (clocks_.counts(clocks_.live(stream), c.access)) continue;
+      take(c);
+      clocks_.sync_after(stream, c.access);
+    }
+  }
+
+  // Records the accesses of assignment `at` (its index in the walked list).
+  template <class Reads>
+  constexpr void note(std::int32_t stream, const Reads& reads, std::int32_t target, std::int32_t at) {
+    for (auto b : reads) table_.note(b, stream, at, false);
+    table_.note(target, stream, at, true);
+  }
+
+ private:
+  struct candidate {
+    std::int32_t access = -1;
+    std::int32_t buffer = -1;
+    std::int32_t entry = -1;  // in table_: the buffer's record for the access's stream
+    bool writes = false;
+    std::int32_t next = -1;  // the stream's previous candidate
+  };
+
+  // Lists, under each other stream, its accesses to buffer b that an access
+  // of the assignment conflicts with: its latest write, and its latest read
+  // when the assignment writes b.
+  constexpr void gather(std::int32_t b, std::int32_t self, bool writes) {
+    for (auto e = table_.first(b); e >= 0; e = table_[e].next) {
+      const auto& x = table_[e];
+      if (x.stream == self) continue;
+      const std::int32_t accesses[2] = {x.last_write, writes ? x.last_read : -1};
+      for (auto a : accesses) {
+        if (a < 0) continue;
+        const auto t = static_cast<std::size_t>(x.stream);
+        if (!is_touched_[t]) {
+          touched_.push_back(x.stream);
+          is_touched_[t] = true;
+        }
+        candidates_.push_back({a, b, e, writes, head_[t]});
+        head_[t] = static_cast<std::int32_t>(candidates_.size() - 1);
+      }
+    }
+  }
+
+  vector_clocks clocks_;  // per walked statement
+  stream_accesses table_;
+  detail::dyn_array<bool> is_touched_;    // per stream: listed in touched_
+  detail::dyn_array<std::int32_t> head_;  // per stream: its latest candidate, -1 if none
+  detail::dyn_array<std::int32_t> touched_;
+  detail::dyn_array<candidate> candidates_;
+  detail::dyn_array<conflict> found_;
+};
+
+}  // namespace streamdsl::passes
