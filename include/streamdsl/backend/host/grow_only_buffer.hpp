@@ -16,11 +16,15 @@ class grow_only_buffer {
   ~grow_only_buffer() { release(); }
 
   // At least `bytes` bytes, Alignment-aligned; the old contents are not kept
-  // when it grows. Throws std::bad_alloc (the buffer is then empty).
+  // when it grows. Throws std::bad_alloc (the buffer is then empty). The
+  // nothrow form is asked, so that a sanitizer's allocator that refuses a
+  // huge size returns null here (allocator_may_return_null=1) instead of
+  // ending the process: the caller's error names the temps and the bytes.
   std::byte* at_least(std::size_t bytes) {
     if (bytes > bytes_) {
       release();
-      data_ = static_cast<std::byte*>(::operator new (bytes, std::align_val_t{Alignment}));
+      data_ = static_cast<std::byte*>(::operator new (bytes, std::align_val_t{Alignment}, std::nothrow));
+      if (data_ == nullptr) throw std::bad_alloc();
       bytes_ = bytes;
     }
     return data_;
