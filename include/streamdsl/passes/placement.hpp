@@ -289,7 +289,13 @@ constexpr void place_work(plan_model& m, options o) {
 }
 
 // Growth bound (passes/schedule.hpp's bounds_of): moves and drops
-// statements, adds none; its notes are counted by notes_bound (plan_model.hpp).
-constexpr plan_sizes place_work_bound(plan_sizes z) { return z; }
+// statements, adds none; the notes of its moves and drops are counted by
+// notes_bound (plan_model.hpp), its one note about the whole plan
+// (sd::as_written) here.
+constexpr plan_sizes place_work_bound(plan_sizes z) {
+  z.notes += 1;
+  z.pool += note_capacity;
+  return z;
+}
 
 }  // namespace streamdsl::passes

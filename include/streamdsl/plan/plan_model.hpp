@@ -61,13 +61,12 @@ constexpr plan_sizes sizes_of(const plan_model& m) { return sizes_of(view_of(m))
 // once every pass that adds statements has run). Each note is about a
 // statement a pass removes (each removed once, whichever pass removes it) or
 // a move (a move empties a kernel: at most one per assign), so there are at
-// most as many notes as statements, plus placement's one note about the whole
-// plan (sd::as_written), each at most note_capacity characters,
-// interned into the name pool.
+// most as many notes as statements, each at most note_capacity characters,
+// interned into the name pool. (A pass that writes a note about the whole
+// plan counts it in its own bound.)
 constexpr plan_sizes notes_bound(plan_sizes z) {
-  // One note per statement, and one about the whole plan (sd::as_written's).
-  z.notes += z.stmts + 1;
-  z.pool += note_capacity * (z.stmts + 1);
+  z.notes += z.stmts;
+  z.pool += note_capacity * z.stmts;
   return z;
 }
 
