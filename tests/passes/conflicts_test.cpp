@@ -8,11 +8,10 @@ namespace {
 using sd::passes::conflict_walker;
 using sd::passes::sync_order;
 
-constexpr std::int32_t no_reads[1] = {-1};
-struct none {
-  constexpr const std::int32_t* begin() const { return no_reads; }
-  constexpr const std::int32_t* end() const { return no_reads; }
-};
+using sd::ir::region;
+using regions = sd::detail::array_view<region>;
+constexpr regions none{};
+constexpr region whole(std::int32_t b) { return sd::ir::whole(b); }
 
 // Streams 0 (main), 1, 2; buffers 0, 1, 2.
 // #0 on 1 writes b0; #1 record on 1; #2 wait on 2 for #1; #3 on 2 writes b1;
@@ -28,17 +27,18 @@ struct taken {
 };
 
 constexpr taken walk(sync_order order) {
-  conflict_walker w(3, 3, 8);
+  conflict_walker w(3, 3, 8, none);
   auto& c = w.clocks();
-  w.note(1, none{}, 0, 0);
+  const region b0[] = {whole(0)}, b1[] = {whole(1)}, b2[] = {whole(2)};
+  w.note(1, none, b0, 0);
   c.append(1);  // #0
   c.append(1);  // #1 record
   c.append(2);  // #2 wait
   c.join(2, c.clock_of(1));
-  w.note(2, none{}, 1, 3);
+  w.note(2, none, b1, 3);
   c.append(2);  // #3
-  const std::int32_t reads[2] = {0, 1};
-  const auto& found = w.find(0, reads, 2);
+  const region reads[2] = {whole(0), whole(1)};
+  const auto& found = w.find(0, reads, b2);
   taken t;
   t.found = found.size();
   t.first_access = found[0].access;
@@ -84,17 +84,40 @@ TEST_CASE("conflicts: latest first, the sync for #3 orders #0 too, which needs n
 
 TEST_CASE("conflicts: an access ordered by a wait is no conflict", "[passes][conflicts]") {
   constexpr auto found = [] {
-    conflict_walker w(1, 2, 4);
+    conflict_walker w(1, 2, 4, none);
     auto& c = w.clocks();
-    w.note(1, none{}, 0, 0);
+    const region b0[] = {whole(0)};
+    w.note(1, none, b0, 0);
     c.append(1);  // #0 on 1 writes b0
     c.append(1);  // #1 record on 1
     c.append(0);  // #2 wait on main for #1
     c.join(0, c.clock_of(1));
-    const std::int32_t reads[1] = {0};
-    return w.find(0, reads, 0).size();  // main reads and writes b0
+    return w.find(0, b0, b0).size();  // main reads and writes b0
   }();
   STATIC_REQUIRE(found == 0);
+}
+
+// Stream 1 writes chunk 0 of 4 of b0 (#0) and chunk 1 of 2 (#1); main then
+// accesses the region given, unordered: the conflicts are the overlapping ones.
+constexpr std::size_t chunk_conflicts(region on_main, bool main_writes) {
+  const region listed[] = {{0, 0, 4}, {0, 1, 2}, on_main};
+  conflict_walker w(1, 2, 4, listed);
+  auto& c = w.clocks();
+  const region first[] = {listed[0]}, second[] = {listed[1]}, mine[] = {on_main};
+  w.note(1, none, first, 0);
+  c.append(1);
+  w.note(1, none, second, 1);
+  c.append(1);
+  const auto& found = main_writes ? w.find(0, none, mine) : w.find(0, mine, none);
+  return found.size() == 1 ? static_cast<std::size_t>(found[0].access) + 1 : 0;  // 1 + the access, or 0
+}
+
+TEST_CASE("conflicts: regions conflict only where they overlap", "[passes][conflicts][regions]") {
+  STATIC_REQUIRE(chunk_conflicts({0, 1, 4}, true) == 0);   // chunk 1 of 4 meets neither
+  STATIC_REQUIRE(chunk_conflicts({0, 0, 4}, false) == 1);  // the same chunk: #0
+  STATIC_REQUIRE(chunk_conflicts({0, 0, 2}, true) == 1);   // half 0 holds chunk 0 of 4: #0
+  STATIC_REQUIRE(chunk_conflicts({0, 3, 4}, false) == 2);  // chunk 3 of 4 lies in half 1: #1
+  STATIC_REQUIRE(chunk_conflicts(whole(0), false) == 2);   // the whole buffer: the latest, #1
 }
 
 TEST_CASE("vector_clocks: sync_after teaches a stream the access and all it knew", "[passes][conflicts]") {

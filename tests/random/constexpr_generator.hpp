@@ -184,7 +184,7 @@ class program_writer {
     }
     const int id = options[r_.below(n)];  // never empty: "s" is a 0-d input
     reads |= 1u << id;
-    return fexpr{&state(), detail::builder_access::load(state(), id).node};
+    return fexpr{&state(), detail::builder_access::load(state(), ir::whole(id)).node};
   }
   constexpr int count_domain() const { return domain_of(count_.id()); }
 

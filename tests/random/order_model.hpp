@@ -8,6 +8,7 @@
 // access that a new statement would race with, and emits syncs for them.
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <streamdsl/ir/program.hpp>
 #include <vector>
 
@@ -135,6 +136,7 @@ class order_model {
         written_[static_cast<std::size_t>(st.target)] = true;
         break;
       }
+      case ir::stmt_kind::step: throw std::logic_error("order model: steps are not modelled");
       case ir::stmt_kind::record:
         // What a wait on this record will learn: the stream's work so far.
         captured_[i] = done_[s];

@@ -128,7 +128,7 @@ class dynamic_generator : public generator_base {
     loads_of(access::ir(b_), value.node, reads);
     order_before(stream, reads, target);
     access::current_stream(b_) = stream;
-    access::assign(b_, target, value);
+    access::assign(b_, ir::whole(target), value);
   }
 
   // Leaves: buffers of the statement's domain (or 0-d) that hold values.
@@ -182,7 +182,7 @@ class dynamic_generator : public generator_base {
     const auto buffers = leaf_buffers(domain, boolean, target);
     const auto params = leaf_params(boolean);
     const auto x = r_.below(100);
-    if (x < 65 && !buffers.empty()) return access::load(b_, r_.pick(buffers));
+    if (x < 65 && !buffers.empty()) return access::load(b_, ir::whole(r_.pick(buffers)));
     if (x < 80 && !params.empty()) return access::param(b_, r_.pick(params));
     return literal(boolean);
   }

@@ -12,6 +12,7 @@
 
 #include "../detail/dyn_array.hpp"
 #include "../detail/text.hpp"
+#include "../ir/accesses.hpp"
 #include "../plan/plan_view.hpp"
 #include "bindings.hpp"
 
@@ -250,6 +251,47 @@ inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF
                           "memory (an in-place update is a p.inout<T>(...) buffer)";
 }
 
+// The extent of buffer b once the domains are bound (a 0-d buffer: 1).
+inline std::size_t extent_of(const plan_view& plan, const resolved_bindings& r, std::int32_t b) {
+  const auto d = plan.ir.buffers[static_cast<std::size_t>(b)].domain;
+  return d < 0 ? 1 : r.domain_extent[static_cast<std::size_t>(d)];
+}
+
+// Chunks split a buffer into equal parts, so its extent must be a multiple
+// of each number of parts it is split into; a copy's source and destination
+// must hold as many elements (the compiler checked those of one domain).
+[[gnu::cold]] inline void check_regions(const plan_view& plan, const resolved_bindings& r,
+                                        problem_list& problems) {
+  const auto& v = plan.ir;
+  for (std::size_t i = 0; i < v.accesses.size(); ++i) {
+    const auto& a = v.accesses[i];
+    if (ir::is_whole(a)) continue;
+    bool seen = false;  // reported once per buffer and number of parts
+    for (std::size_t j = 0; j < i && !seen; ++j)
+      seen = v.accesses[j].buffer == a.buffer && v.accesses[j].parts == a.parts;
+    const auto n = extent_of(plan, r, a.buffer);
+    if (seen || n % static_cast<std::size_t>(a.parts) == 0) continue;
+    const auto name = v.buffer_name(a.buffer);
+    problems.add() << buffer_description{plan, a.buffer} << " is split into " << a.parts << " chunks ("
+                   << name << ".chunk(i, " << a.parts << ")), but its domain is bound to " << n
+                   << " elements, not a multiple of " << a.parts
+                   << "; chunks are equal parts, so bind a multiple of " << a.parts << " elements";
+  }
+  for (const auto& s : v.stmts) {
+    if (s.kind != ir::stmt_kind::step || s.code != ir::step_code::copy) continue;
+    const auto src = ir::reads_of(v, s)[0], dst = ir::writes_of(v, s)[0];
+    const auto from = ir::elements_of(src, extent_of(plan, r, src.buffer)).count;
+    const auto to = ir::elements_of(dst, extent_of(plan, r, dst.buffer)).count;
+    if (from == to) continue;
+    text code;
+    ir::render_statement(v, s, code);
+    problems.add() << "statement #" << s.origin << " `" << code.view() << "` copies " << from
+                   << " elements into a region of " << to
+                   << "; bind the two buffers' domains so that the regions "
+                   << "hold as many elements";
+  }
+}
+
 }  // namespace backend_detail
 
 // Matches `bindings` to the plan and checks them; throws binding_error
@@ -305,6 +347,7 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
     if (r.param_value[p] == nullptr)
       problems.add() << "missing binding for " << param_description{plan, static_cast<std::int32_t>(p)};
   check_extents(plan, r, bound, problems);
+  check_regions(plan, r, problems);
   check_overlaps(plan, r, bound, problems);
   problems.throw_if_any();
   return r;

@@ -24,6 +24,10 @@ enum class error_kind : std::uint8_t {
   duplicate_name,
   reserved_name,
   race,
+  invalid_chunk,
+  chunk_mismatch,
+  copy_mismatch,
+  copy_overlap,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -43,6 +47,10 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::duplicate_name: return "duplicate_name";
     case error_kind::reserved_name: return "reserved_name";
     case error_kind::race: return "cross_stream_data_race";
+    case error_kind::invalid_chunk: return "invalid_chunk";
+    case error_kind::chunk_mismatch: return "elementwise_chunk_sizes_differ";
+    case error_kind::copy_mismatch: return "copy_source_and_destination_differ";
+    case error_kind::copy_overlap: return "copy_source_overlaps_destination";
   }
   return "?";
 }

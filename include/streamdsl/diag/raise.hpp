@@ -54,6 +54,13 @@ STREAMDSL_ERROR_TEMPLATE(reserved_name, "a declaration uses a reserved name ('ma
 STREAMDSL_ERROR_TEMPLATE(
     cross_stream_data_race,
     "two streams access one buffer, at least one of them writing, and nothing orders them")
+STREAMDSL_ERROR_TEMPLATE(invalid_chunk, "x.chunk(i, k) needs 0 <= i < k and a buffer over a domain")
+STREAMDSL_ERROR_TEMPLATE(elementwise_chunk_sizes_differ,
+                         "an elementwise statement combines chunks of different sizes of one domain")
+STREAMDSL_ERROR_TEMPLATE(copy_source_and_destination_differ,
+                         "sd::copy(dst, src) between different element types or sizes")
+STREAMDSL_ERROR_TEMPLATE(copy_source_overlaps_destination,
+                         "sd::copy(dst, src) whose source and destination overlap")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -88,6 +95,14 @@ constexpr bool raise() {
     return diag::duplicate_name<Message>::value;
   else if constexpr (Kind == error_kind::reserved_name)
     return diag::reserved_name<Message>::value;
+  else if constexpr (Kind == error_kind::invalid_chunk)
+    return diag::invalid_chunk<Message>::value;
+  else if constexpr (Kind == chunk_mismatch)
+    return elementwise_chunk_sizes_differ<Message>::value;
+  else if constexpr (Kind == copy_mismatch)
+    return copy_source_and_destination_differ<Message>::value;
+  else if constexpr (Kind == copy_overlap)
+    return copy_source_overlaps_destination<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

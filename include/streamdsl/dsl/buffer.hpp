@@ -1,6 +1,7 @@
 #pragma once
 // Buffer handles. `y = expr` appends an elementwise statement on the current
 // stream; the handle itself is just (builder, id) and is copied freely.
+#include "chunk.hpp"
 #include "domain.hpp"
 #include "expr.hpp"
 
@@ -34,16 +35,23 @@ class buffer {
   constexpr std::int32_t id() const { return id_; }
   static constexpr typed static_type{dtype_v<T>, strength::tensor};
 
+  // The part-th of `parts` equal parts (0 <= part < parts; the bound extent
+  // must be a multiple of parts). Readable and writable like the buffer.
+  constexpr buffer_chunk<buffer> chunk(std::int32_t part, std::int32_t parts) const {
+    return {state_, detail::builder_access::chunk(*state_, id_, part, parts)};
+  }
+
  private:
   friend struct detail::builder_access;
   constexpr detail::builder_state* builder() const { return state_; }
   constexpr detail::operand as_operand(detail::builder_state* s) const {
-    return detail::builder_access::load(*s, id_);
+    return detail::builder_access::load(*s, region());
   }
+  constexpr ir::region region() const { return ir::whole(id_); }
 
   template <class E>
   constexpr buffer& assign(const E& value) {
-    detail::builder_access::assign(*state_, id_, detail::lift(state_, value));
+    detail::builder_access::assign(*state_, region(), detail::lift(state_, value));
     return *this;
   }
 

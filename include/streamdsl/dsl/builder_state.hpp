@@ -62,7 +62,7 @@ class builder_state {
                                     std::int32_t domain) {
     ir.buffers.push_back(
         {declare_name(name, declared::buffer, messages::buffer_kind_name(kind)), kind, type, domain});
-    written_.push_back(false);
+    whole_written_.push_back(false);
     return static_cast<std::int32_t>(ir.buffers.size() - 1);
   }
   constexpr std::int32_t add_param(detail::string_view name, dtype type) {
@@ -84,17 +84,30 @@ class builder_state {
   }
 
   // --- expressions ----------------------------------------------------------
-  constexpr operand load(std::int32_t buffer) {
-    const auto& b = ir.buffers[buffer];
+  constexpr operand load(ir::region r) {
+    const auto& b = ir.buffers[r.buffer];
     ir::expr_node n{};
     n.code = ir::op::load;
     n.type = n.compute = b.type;
-    n.ref = buffer;
+    n.ref = r.buffer;
     n.domain = b.domain;
+    n.part = r.part;
+    n.parts = r.parts;
     // Every buffer, 0-d ones included, promotes as a tensor: its handle's C++
     // type says so (a handle cannot know its domain), and the IR must agree.
     return {push(n), {b.type, strength::tensor}};
   }
+
+  // x.chunk(part, parts): checked here, where the chunk is taken.
+  constexpr ir::region chunk(std::int32_t buffer, std::int32_t part, std::int32_t parts) {
+    const ir::region r{buffer, part, parts};
+    if (parts < 1 || part < 0 || part >= parts || ir.buffers[buffer].domain < 0) {
+      fail(diag::error_kind::invalid_chunk, messages::invalid_chunk(ir, current_stream, r));
+      return ir::whole(buffer);
+    }
+    return r;
+  }
+
   constexpr operand param(std::int32_t id) {
     ir::expr_node n{};
     n.code = ir::op::param;
@@ -119,6 +132,7 @@ class builder_state {
     n.compute = compute;
     n.a = a.node;
     n.domain = ir.nodes[a.node].domain;
+    n.parts = ir.nodes[a.node].parts;
     operand r{push(n), {result, a.type.power}};
     // Which operands an op accepts is its table row's operand rule (as in
     // check_binary); the messages name the operator (- or !).
@@ -146,7 +160,7 @@ class builder_state {
     n.type = types.result.type;
     n.a = a.node;
     n.b = b.node;
-    n.domain = join_domain(a.node, b.node);
+    join_shape(n, a.node, b.node);
     operand r{push(n), types.result};
     switch (check_binary(code, a.type, b.type)) {
       case binary_rule::ok: break;
@@ -179,9 +193,9 @@ class builder_state {
     n.a = c.node;
     n.b = a.node;
     n.c = b.node;
-    // join_domain takes nodes: join c with whichever branch carries the branches' domain.
-    const auto branch_domain = join_domain(a.node, b.node);
-    n.domain = join_domain(c.node, ir.nodes[a.node].domain == branch_domain ? a.node : b.node);
+    // join_shape takes nodes: join c with whichever branch carries the branches' shape.
+    join_shape(n, a.node, b.node);
+    join_shape(n, c.node, ir.nodes[a.node].domain == n.domain ? a.node : b.node);
     operand r{push(n), types.result};
     if (c.type.type != dtype::boolean) {
       expression_error(diag::error_kind::where_condition_not_bool, r.node,
@@ -196,27 +210,57 @@ class builder_state {
   }
 
   // --- statements -----------------------------------------------------------
-  constexpr void assign(std::int32_t target, operand value) {
-    const auto& b = ir.buffers[target];
+  constexpr void assign(ir::region target, operand value) {
+    const auto& b = ir.buffers[target.buffer];
     ir::statement s{};
     s.kind = ir::stmt_kind::assign;
     s.stream = current_stream;
-    s.target = target;
+    s.target = target.buffer;
     s.root = value.node;
-    store_reads(s);
+    detail::dyn_array<ir::region> reads;
+    ir::collect_reads(ir::view_of(ir), s.root, reads);
+    store_accesses(s, reads, target);
     const auto index = push(s);
-    const auto domain = ir.nodes[value.node].domain;
+    const auto& v = ir.nodes[value.node];
     const auto unwritten = unwritten_temp_read(s);
     if (b.kind == ir::access::input)
-      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, target));
+      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, target.buffer));
     else if (unwritten >= 0)
       fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
     else if (!storable_without_cast(b.type, value.type))
       fail(diag::error_kind::narrowing_assignment,
-           messages::narrowing_store(ir, index, target, value.node, value.type.type));
-    else if (domain >= 0 && domain != b.domain)
-      fail(diag::error_kind::domain_mismatch, messages::store_domain_differs(ir, index, target, domain));
-    written_[static_cast<std::size_t>(target)] = true;
+           messages::narrowing_store(ir, index, target.buffer, value.node, value.type.type));
+    else if (v.domain >= 0 && v.domain != b.domain)
+      fail(diag::error_kind::domain_mismatch,
+           messages::store_domain_differs(ir, index, target.buffer, v.domain));
+    else if (v.domain >= 0 && v.parts != target.parts)
+      fail(diag::error_kind::chunk_mismatch, messages::store_chunk_differs(ir, index, target, v.parts));
+    note_written(target);
+  }
+
+  // sd::copy(dst, src) on the current stream.
+  constexpr void copy(ir::region dst, ir::region src) {
+    ir::statement s{};
+    s.kind = ir::stmt_kind::step;
+    s.code = ir::step_code::copy;
+    s.stream = current_stream;
+    const ir::region reads[] = {src};
+    store_accesses(s, reads, dst);
+    const auto index = push(s);
+    const auto& d = ir.buffers[dst.buffer];
+    const auto& from = ir.buffers[src.buffer];
+    const auto unwritten = unwritten_temp_read(s);
+    if (d.kind == ir::access::input)
+      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, dst.buffer));
+    else if (unwritten >= 0)
+      fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
+    else if (d.type != from.type)
+      fail(diag::error_kind::copy_mismatch, messages::copy_types_differ(ir, index, dst, src));
+    else if (d.domain == from.domain && dst.parts != src.parts)
+      fail(diag::error_kind::copy_mismatch, messages::copy_sizes_differ(ir, index, dst, src));
+    else if (ir::overlaps(dst, src))
+      fail(diag::error_kind::copy_overlap, messages::copy_overlaps(ir, index, dst, src));
+    note_written(dst);
   }
 
   constexpr void record(std::int32_t event) {
@@ -252,20 +296,53 @@ class builder_state {
     return name == ir::main_stream_name || (kind == declared::domain && name == ir::default_domain_name);
   }
 
-  // Appends the buffers the assignment reads to the IR's read sets.
-  constexpr void store_reads(ir::statement& s) {
-    detail::dyn_array<std::int32_t> reads;
-    ir::collect_reads(ir::view_of(ir), s.root, reads);
-    s.reads_first = static_cast<std::int32_t>(ir.reads.size());
+  // Appends what statement `s` reads, then what it writes, to the IR's access lists.
+  constexpr void store_accesses(ir::statement& s, detail::array_view<ir::region> reads, ir::region written) {
+    s.accesses_first = static_cast<std::int32_t>(ir.accesses.size());
     s.reads_count = static_cast<std::int32_t>(reads.size());
-    for (auto b : reads) ir.reads.push_back(b);
+    s.writes_count = 1;
+    for (const auto& r : reads) ir.accesses.push_back(r);
+    ir.accesses.push_back(written);
   }
 
-  // A temp the assignment reads that no earlier statement wrote, or -1.
+  // A temp region the statement reads that earlier statements did not write
+  // in full: the temp's id, or -1.
   constexpr std::int32_t unwritten_temp_read(const ir::statement& s) const {
-    for (auto b : ir::reads_of(ir::view_of(ir), s))
-      if (ir.buffers[b].kind == ir::access::temp && !written_[static_cast<std::size_t>(b)]) return b;
+    for (const auto& r : ir::reads_of(ir::view_of(ir), s))
+      if (ir.buffers[r.buffer].kind == ir::access::temp && !written(r)) return r.buffer;
     return -1;
+  }
+
+  constexpr void note_written(ir::region r) {
+    if (ir.buffers[r.buffer].kind != ir::access::temp) return;
+    if (ir::is_whole(r))
+      whole_written_[static_cast<std::size_t>(r.buffer)] = true;
+    else
+      written_parts_.push_back(r);
+  }
+
+  // Whether the temp writes so far cover region r: walk from its start
+  // through written parts (fractions of the extent, compared exactly).
+  constexpr bool written(ir::region r) const {
+    if (whole_written_[static_cast<std::size_t>(r.buffer)]) return true;
+    std::int64_t at_num = r.part, at_den = r.parts;  // covered up to at_num / at_den
+    const std::int64_t end_num = r.part + 1, end_den = r.parts;
+    while (at_num * end_den < end_num * at_den) {
+      bool advanced = false;
+      for (const auto& w : written_parts_) {
+        if (w.buffer != r.buffer) continue;
+        // w starts at or before the point and ends after it
+        if (std::int64_t{w.part} * at_den <= at_num * w.parts &&
+            at_num * w.parts < (std::int64_t{w.part} + 1) * at_den) {
+          at_num = w.part + 1;
+          at_den = w.parts;
+          advanced = true;
+          break;
+        }
+      }
+      if (!advanced) return false;
+    }
+    return true;
   }
 
   constexpr std::int32_t push(const ir::expr_node& n) {
@@ -278,12 +355,19 @@ class builder_state {
     return s.origin;
   }
 
-  constexpr std::int32_t join_domain(std::int32_t a, std::int32_t b) {
-    const auto da = ir.nodes[a].domain, db = ir.nodes[b].domain;
-    if (da < 0) return db;
-    if (db < 0 || da == db) return da;
-    fail(diag::error_kind::domain_mismatch, messages::operand_domains_differ(ir, current_stream, a, b));
-    return da;
+  // Node n iterates the shape its operands a and b share: one domain (0-d
+  // values broadcast) cut into one number of parts.
+  constexpr void join_shape(ir::expr_node& n, std::int32_t a, std::int32_t b) {
+    const auto& x = ir.nodes[a];
+    const auto& y = ir.nodes[b];
+    const auto& shape = x.domain < 0 ? y : x;
+    n.domain = shape.domain;
+    n.parts = shape.parts;
+    if (x.domain < 0 || y.domain < 0) return;
+    if (x.domain != y.domain)
+      fail(diag::error_kind::domain_mismatch, messages::operand_domains_differ(ir, current_stream, a, b));
+    else if (x.parts != y.parts)
+      fail(diag::error_kind::chunk_mismatch, messages::operand_chunks_differ(ir, current_stream, a, b));
   }
 
   constexpr void expression_error(diag::error_kind kind, std::int32_t node, const text& why) {
@@ -294,7 +378,8 @@ class builder_state {
   constexpr void fail(diag::error_kind kind, const text& t) { ir.fail(kind, diag::fit_message(t)); }
 
   name_table names_;
-  detail::dyn_array<bool> written_;  // per buffer: some statement so far writes it
+  detail::dyn_array<bool> whole_written_;        // per buffer: a statement so far writes all of it
+  detail::dyn_array<ir::region> written_parts_;  // the chunks of temps written so far
 };
 
 // The way into an engine. Tiny inline forwards, one per operation, so that
@@ -308,6 +393,11 @@ struct builder_access {
   template <class Handle>
   static constexpr auto operand_of(const Handle& h, builder_state* s) -> decltype(h.as_operand(s)) {
     return h.as_operand(s);
+  }
+  // The region a buffer or chunk handle names.
+  template <class Handle>
+  static constexpr auto region_of(const Handle& h) -> decltype(h.region()) {
+    return h.region();
   }
   static constexpr builder_state& state(builder& b);  // defined in builder.hpp
   static constexpr const builder_state& state(const builder& b);
@@ -331,7 +421,11 @@ struct builder_access {
   static constexpr std::int32_t add_event(builder_state& s, string_view name) { return s.add_event(name); }
   static constexpr std::int32_t add_domain(builder_state& s, string_view name) { return s.add_domain(name); }
 
-  static constexpr operand load(builder_state& s, std::int32_t buffer) { return s.load(buffer); }
+  static constexpr operand load(builder_state& s, ir::region r) { return s.load(r); }
+  static constexpr ir::region chunk(builder_state& s, std::int32_t buffer, std::int32_t part,
+                                    std::int32_t parts) {
+    return s.chunk(buffer, part, parts);
+  }
   static constexpr operand param(builder_state& s, std::int32_t id) { return s.param(id); }
   static constexpr operand literal(builder_state& s, dtype type, double f, std::int64_t i) {
     return s.literal(type, f, i);
@@ -346,9 +440,10 @@ struct builder_access {
     return s.where(c, a, b);
   }
 
-  static constexpr void assign(builder_state& s, std::int32_t target, operand value) {
+  static constexpr void assign(builder_state& s, ir::region target, operand value) {
     s.assign(target, value);
   }
+  static constexpr void copy(builder_state& s, ir::region dst, ir::region src) { s.copy(dst, src); }
   static constexpr void record(builder_state& s, std::int32_t event) { s.record(event); }
   static constexpr void wait(builder_state& s, std::int32_t event) { s.wait(event); }
   static constexpr void wait_stream(builder_state& s, std::int32_t waiter, std::int32_t waited) {

@@ -228,6 +228,84 @@ constexpr text store_domain_differs(const ir::program& p, std::int32_t stmt, std
   return t;
 }
 
+// "`x.chunk(3, 16)`"
+constexpr text quoted(const ir::program& p, const ir::region& r) {
+  text t;
+  t << '`';
+  ir::render_region(ir::view_of(p), r, t);
+  t << '`';
+  return t;
+}
+
+constexpr text invalid_chunk(const ir::program& p, std::int32_t stream, const ir::region& r) {
+  const auto name = p.name(p.buffers[r.buffer].name);
+  text t;
+  t << "statement #" << p.stmts.size() << " on stream '" << ir::view_of(p).stream_name(stream) << "' takes `"
+    << name << ".chunk(" << r.part << ", " << r.parts << ")`, ";
+  if (p.buffers[r.buffer].domain < 0)
+    t << "but '" << name << "' is a 0-d buffer (one element), which has no parts; use '" << name
+      << "' itself";
+  else
+    t << "but a chunk is one of k >= 1 equal parts, numbered 0 to k - 1; write `" << name
+      << ".chunk(i, k)` with 0 <= i < k";
+  return t;
+}
+
+constexpr text operand_chunks_differ(const ir::program& p, std::int32_t stream, std::int32_t a,
+                                     std::int32_t b) {
+  const auto view = ir::view_of(p);
+  text t;
+  t << "statement #" << p.stmts.size() << " on stream '" << view.stream_name(stream) << "' combines ";
+  diag::quote_expr(view, a, t, 60);
+  t << ", 1/" << p.nodes[a].parts << " of domain '" << view.domain_name(p.nodes[a].domain) << "', with ";
+  diag::quote_expr(view, b, t, 60);
+  t << ", 1/" << p.nodes[b].parts << " of it; an elementwise expression combines operands of one size, "
+    << "so take chunks with the same number of parts (x.chunk(i, k) with one k)";
+  return t;
+}
+
+constexpr text store_chunk_differs(const ir::program& p, std::int32_t stmt, const ir::region& target,
+                                   std::int32_t parts) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " writes an expression over 1/" << parts << " of its domain to " << quoted(p, target).view() << ", 1/"
+    << target.parts << " of it; an elementwise statement writes every element of its target, "
+    << "so write to a region of the same size (x.chunk(i, " << parts << ")"
+    << (parts == 1 ? " or the whole buffer" : "") << ")";
+  return t;
+}
+
+constexpr text copy_types_differ(const ir::program& p, std::int32_t stmt, const ir::region& dst,
+                                 const ir::region& src) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " copies " << name_of(p.buffers[src.buffer].type) << " elements of " << quoted(p, src).view()
+    << " into " << quoted(p, dst).view() << ", which holds " << name_of(p.buffers[dst.buffer].type)
+    << "; a copy moves bytes and converts nothing, so copy between buffers of one element type and convert "
+    << "with an elementwise statement (`y = sd::cast<" << name_of(p.buffers[dst.buffer].type)
+    << ">(x)`) on the device";
+  return t;
+}
+
+constexpr text copy_sizes_differ(const ir::program& p, std::int32_t stmt, const ir::region& dst,
+                                 const ir::region& src) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " copies " << quoted(p, src).view() << ", 1/" << src.parts << " of its domain, into "
+    << quoted(p, dst).view() << ", 1/" << dst.parts << " of the same domain, so the sizes differ; copy "
+    << "between regions of one size (chunks with the same number of parts)";
+  return t;
+}
+
+constexpr text copy_overlaps(const ir::program& p, std::int32_t stmt, const ir::region& dst,
+                             const ir::region& src) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " copies " << quoted(p, src).view() << " into " << quoted(p, dst).view()
+    << ", and the two overlap; copy through a temp buffer, or between disjoint chunks";
+  return t;
+}
+
 constexpr text wait_before_record(const ir::program& p, std::int32_t stmt, std::int32_t event) {
   const auto name = p.name(p.events[event].name);
   text t;

@@ -1,21 +1,22 @@
 #pragma once
-// Which buffers a statement reads and writes.
+// Which regions of which buffers a statement reads and writes.
 #include "../detail/dyn_array.hpp"
 #include "program_view.hpp"
 
 namespace streamdsl::ir {
 
-// Appends each buffer read by the expression rooted at `root` once.
-constexpr void collect_reads(const program_view& p, std::int32_t root, detail::dyn_array<std::int32_t>& out) {
+// Appends each buffer region read by the expression rooted at `root` once.
+constexpr void collect_reads(const program_view& p, std::int32_t root, detail::dyn_array<region>& out) {
   detail::dyn_array<std::int32_t> stack{root};
   while (!stack.empty()) {
     const auto id = stack.back();
     stack.pop_back();
     const expr_node& n = p.nodes[id];
     if (n.code == op::load) {
+      const region r{n.ref, n.part, n.parts};
       bool seen = false;
-      for (auto b : out) seen = seen || b == n.ref;
-      if (!seen) out.push_back(n.ref);
+      for (const auto& x : out) seen = seen || x == r;
+      if (!seen) out.push_back(r);
     }
     if (n.a >= 0) stack.push_back(n.a);
     if (n.b >= 0) stack.push_back(n.b);
@@ -23,11 +24,22 @@ constexpr void collect_reads(const program_view& p, std::int32_t root, detail::d
   }
 }
 
-// The buffers statement `s` reads, each once (none for a sync statement).
+// The regions statement `s` reads, each once (none for a sync statement).
 // The builder stored them with the statement, so this is a lookup.
-constexpr detail::array_view<std::int32_t> reads_of(const program_view& p, const statement& s) {
-  if (s.kind != stmt_kind::assign) return {};
-  return p.reads.subspan(static_cast<std::size_t>(s.reads_first), static_cast<std::size_t>(s.reads_count));
+constexpr detail::array_view<region> reads_of(const program_view& p, const statement& s) {
+  if (!accesses_buffers(s.kind)) return {};
+  return p.accesses.subspan(static_cast<std::size_t>(s.accesses_first),
+                            static_cast<std::size_t>(s.reads_count));
 }
+
+// The regions statement `s` writes (an assignment: its target's).
+constexpr detail::array_view<region> writes_of(const program_view& p, const statement& s) {
+  if (!accesses_buffers(s.kind)) return {};
+  return p.accesses.subspan(static_cast<std::size_t>(s.accesses_first + s.reads_count),
+                            static_cast<std::size_t>(s.writes_count));
+}
+
+// The region an assignment writes.
+constexpr region target_of(const program_view& p, const statement& s) { return writes_of(p, s)[0]; }
 
 }  // namespace streamdsl::ir

@@ -17,6 +17,9 @@ struct expr_node {
   double fvalue = 0;         // literal value (floating view)
   std::int64_t ivalue = 0;   // literal value (exact integral view)
   std::int32_t domain = -1;  // iteration domain, -1 for a broadcast scalar
+  // The shape iterated is 1/parts of the domain: a chunk's (1: the whole).
+  // A load reads chunk `part` of its buffer.
+  std::int32_t part = 0, parts = 1;
 };
 
 }  // namespace streamdsl::ir

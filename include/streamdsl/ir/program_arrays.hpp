@@ -12,6 +12,7 @@
 
 #include "entities.hpp"
 #include "expr_node.hpp"
+#include "region.hpp"
 #include "statement.hpp"
 
 // clang-format off
@@ -24,5 +25,5 @@
   X(::streamdsl::ir::domain_info, domains)                                                     \
   X(::streamdsl::ir::expr_node, nodes)                                                         \
   X(::streamdsl::ir::statement, stmts)                                                         \
-  X(::std::int32_t, reads)                  /* read sets of the assigns (statement::reads_first) */
+  X(::streamdsl::ir::region, accesses)      /* what statements read and write (statement::accesses_first) */
 // clang-format on

@@ -15,13 +15,19 @@ constexpr void render_literal(const expr_node& n, detail::text& out) {
     detail::append_number(out, n.fvalue);
 }
 
+// `x`, or `x.chunk(3, 16)` for a part of it.
+constexpr void render_region(const program_view& p, const region& r, detail::text& out) {
+  out << p.buffer_name(r.buffer);
+  if (!is_whole(r)) out << ".chunk(" << r.part << ", " << r.parts << ')';
+}
+
 constexpr void render_expr(const program_view& p, std::int32_t id, detail::text& out, int outer = -1) {
   const expr_node& n = p.nodes[id];
   const op_info& o = info(n.code);
   switch (o.form) {
     case op_form::leaf:
       if (n.code == op::load)
-        out << p.buffer_name(n.ref);
+        render_region(p, {n.ref, n.part, n.parts}, out);
       else if (n.code == op::param)
         out << p.name(p.params[n.ref].name);
       else
@@ -64,9 +70,22 @@ constexpr void render_expr(const program_view& p, std::int32_t id, detail::text&
 constexpr void render_statement(const program_view& p, const statement& s, detail::text& out) {
   switch (s.kind) {
     case stmt_kind::assign:
-      out << p.buffer_name(s.target) << " = ";
+      render_region(p, p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)], out);
+      out << " = ";
       render_expr(p, s.root, out);
       return;
+    case stmt_kind::step: {
+      // The written regions first, as in sd::copy(dst, src).
+      out << info(s.code).spelling << '(';
+      const auto first = static_cast<std::size_t>(s.accesses_first);
+      const auto n = static_cast<std::size_t>(s.reads_count + s.writes_count);
+      for (std::size_t k = 0; k < n; ++k) {
+        if (k > 0) out << ", ";
+        render_region(p, p.accesses[first + (k + static_cast<std::size_t>(s.reads_count)) % n], out);
+      }
+      out << ')';
+      return;
+    }
     case stmt_kind::record: out << p.event_name(s.event) << ".record()"; return;
     case stmt_kind::wait: out << p.event_name(s.event) << ".wait()"; return;
     case stmt_kind::wait_stream:

@@ -1,17 +1,20 @@
 #pragma once
-// A statement of the program in program order: an elementwise assignment or
+// A statement of the program in program order: an elementwise assignment, a
+// step (a copy, and later the other non-elementwise operations: step.hpp) or
 // a sync operation, each tagged with the stream slot it was issued on.
 #include <cstdint>
 
 #include "../detail/string_view.hpp"
+#include "step.hpp"
 
 namespace streamdsl::ir {
 
-enum class stmt_kind : std::uint8_t { assign, record, wait, wait_stream };
+enum class stmt_kind : std::uint8_t { assign, step, record, wait, wait_stream };
 
 constexpr detail::string_view name_of(stmt_kind k) {
   switch (k) {
     case stmt_kind::assign: return "assign";
+    case stmt_kind::step: return "step";
     case stmt_kind::record: return "record";
     case stmt_kind::wait: return "wait";
     case stmt_kind::wait_stream: return "wait_stream";
@@ -19,19 +22,25 @@ constexpr detail::string_view name_of(stmt_kind k) {
   return "?";
 }
 
+// Whether a statement touches buffers (the others only order streams).
+constexpr bool accesses_buffers(stmt_kind k) { return k == stmt_kind::assign || k == stmt_kind::step; }
+
 struct statement {
   stmt_kind kind = stmt_kind::assign;
+  step_code code = step_code::copy;  // step: which one
   std::int32_t stream = 0;
-  std::int32_t target = -1;  // assign: buffer written
+  std::int32_t target = -1;  // assign: buffer written (its region: writes_of)
   std::int32_t root = -1;    // assign: expression node
   std::int32_t event = -1;   // record, wait
   std::int32_t other = -1;   // wait_stream: the stream waited for
   std::int32_t binds = -1;   // wait: index of the record it waits for
   std::int32_t origin = -1;  // index in the user's program (-1: inserted by a pass)
-  // assign: the buffers its expression reads, each once, at program::reads[reads_first ...]
-  // (found once when the statement is written; the passes ask for them many times).
-  std::int32_t reads_first = 0;
+  // assign and step: the regions it reads, each once, then the regions it
+  // writes, at program::accesses[accesses_first ...] (found once when the
+  // statement is written; the passes ask for them many times).
+  std::int32_t accesses_first = 0;
   std::int32_t reads_count = 0;
+  std::int32_t writes_count = 0;
 };
 
 }  // namespace streamdsl::ir

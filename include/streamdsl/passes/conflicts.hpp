@@ -10,22 +10,68 @@
 // ordered by such a sync: find_races lists it as a race (what that fix would
 // also order is not reported again), insert_syncs inserts the wait.
 //
-// Each buffer lists only the streams that touched it, so an assignment costs
-// its accesses times the streams touching them, plus one clock row per
-// statement: linear in statements x streams.
+// Accesses are to regions (ir/region.hpp): the table is kept per region
+// accessed (whole buffers, and each distinct chunk), and an access gathers
+// from every region that overlaps its own, so disjoint chunks never conflict
+// and the latest access per stream is still the one that matters (per region).
+// Each region lists only the streams that touched it, so a statement costs
+// its accesses times the overlapping regions and the streams touching them,
+// plus one clock row per statement: linear in statements x streams for a
+// program without chunks.
 #include <cstdint>
 
 #include "../detail/dyn_array.hpp"
+#include "../ir/program_view.hpp"
+#include "../ir/region.hpp"
 #include "vector_clocks.hpp"
 
 namespace streamdsl::passes {
 
-// Per buffer, the streams that accessed it, each with its latest read and
+// The regions a program accesses, numbered: key b is the whole of buffer b,
+// keys from buffers() on are the distinct chunks, listed per buffer.
+class region_keys {
+ public:
+  constexpr region_keys(std::size_t buffers, detail::array_view<ir::region> accesses)
+      : buffers_(buffers), first_chunk_(buffers, -1) {
+    for (const auto& r : accesses)
+      if (!ir::is_whole(r) && find(r) < 0) {
+        chunks_.push_back(r);
+        next_.push_back(first_chunk_[static_cast<std::size_t>(r.buffer)]);
+        first_chunk_[static_cast<std::size_t>(r.buffer)] = static_cast<std::int32_t>(size() - 1);
+      }
+  }
+  constexpr std::size_t size() const { return buffers_ + chunks_.size(); }
+  constexpr std::int32_t key_of(const ir::region& r) const { return ir::is_whole(r) ? r.buffer : find(r); }
+  // Calls f(key) for each region that overlaps r: the whole buffer and its
+  // chunks that meet r.
+  template <class F>
+  constexpr void overlapping(const ir::region& r, F f) const {
+    f(r.buffer);
+    for (auto k = first_chunk_[static_cast<std::size_t>(r.buffer)]; k >= 0; k = next_[chunk_index(k)])
+      if (ir::overlaps(chunks_[chunk_index(k)], r)) f(k);
+  }
+
+ private:
+  constexpr std::size_t chunk_index(std::int32_t key) const {
+    return static_cast<std::size_t>(key) - buffers_;
+  }
+  constexpr std::int32_t find(const ir::region& r) const {
+    for (auto k = first_chunk_[static_cast<std::size_t>(r.buffer)]; k >= 0; k = next_[chunk_index(k)])
+      if (chunks_[chunk_index(k)] == r) return k;
+    return -1;
+  }
+  std::size_t buffers_;
+  detail::dyn_array<std::int32_t> first_chunk_;  // per buffer: its latest chunk key, -1 if none
+  detail::dyn_array<ir::region> chunks_;
+  detail::dyn_array<std::int32_t> next_;  // per chunk: the buffer's previous chunk key
+};
+
+// Per region key, the streams that accessed it, each with its latest read and
 // write: a linked list through flat arrays (one entry per buffer and stream
 // that met, not a buffers x streams table).
 class stream_accesses {
  public:
-  explicit constexpr stream_accesses(std::size_t buffers) : head_(buffers, -1) {}
+  explicit constexpr stream_accesses(std::size_t keys) : head_(keys, -1) {}
 
   struct entry {
     std::int32_t stream = -1;
@@ -59,7 +105,7 @@ struct conflict {
   std::int32_t access = -1;  // the earlier statement, on the other stream
   std::int32_t buffer = -1;  // the buffer both touch (the first in the assignment's reads, then its target)
   bool access_writes = false;
-  bool writes = false;  // whether the assignment writes `buffer`
+  bool writes = false;  // whether the statement writes `buffer`
 };
 
 // The order in which an assignment's conflicts are taken as synced: a sync
@@ -83,23 +129,34 @@ constexpr void sort_few(detail::dyn_array<T>& a, Before before) {
 
 class conflict_walker {
  public:
-  constexpr conflict_walker(std::size_t buffers, std::size_t streams, std::size_t statements)
-      : clocks_(streams, statements), table_(buffers), is_touched_(streams, false), head_(streams, -1) {}
+  // For `statements` statements over `buffers` buffers and `streams`
+  // streams, accessing the regions listed in `accesses` (any order, repeats).
+  constexpr conflict_walker(std::size_t buffers, std::size_t streams, std::size_t statements,
+                            detail::array_view<ir::region> accesses)
+      : clocks_(streams, statements),
+        keys_(buffers, accesses),
+        table_(keys_.size()),
+        is_touched_(streams, false),
+        head_(streams, -1) {}
+  // For the statements of program `p`, walked in some order.
+  constexpr conflict_walker(const ir::program_view& p, std::size_t statements)
+      : conflict_walker(p.buffers.size(), p.streams.size(), statements, p.accesses) {}
 
   // The clocks of the walked list: the caller appends each statement (after
   // its assignment's syncs) and joins what its waits learn.
   constexpr vector_clocks& clocks() { return clocks_; }
   constexpr const vector_clocks& clocks() const { return clocks_; }
 
-  // Finds the conflicts of an assignment on `stream`, about to be appended,
-  // that reads `reads` and writes `target`: per other stream, ascending, its
-  // latest conflicting access not ordered before the assignment.
-  template <class Reads>
-  constexpr const detail::dyn_array<conflict>& find(std::int32_t stream, const Reads& reads,
-                                                    std::int32_t target) {
+  // Finds the conflicts of a statement on `stream`, about to be appended,
+  // that reads `reads` and writes `writes` (regions): per other stream,
+  // ascending, its latest conflicting access not ordered before the statement.
+  constexpr const detail::dyn_array<conflict>& find(std::int32_t stream, detail::array_view<ir::region> reads,
+                                                    detail::array_view<ir::region> writes) {
     found_.clear();
-    for (auto b : reads) gather(b, stream, false);
-    gather(target, stream, true);
+    for (const auto& r : reads)
+      keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, false); });
+    for (const auto& r : writes)
+      keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, true); });
     // Streams in ascending order: sort the few, or scan them all when many.
     if (touched_.size() * touched_.size() <= clocks_.streams()) {
       sort_few(touched_, [](std::int32_t a, std::int32_t b) { return a < b; });
@@ -142,11 +199,11 @@ class conflict_walker {
     }
   }
 
-  // Records the accesses of assignment `at` (its index in the walked list).
-  template <class Reads>
-  constexpr void note(std::int32_t stream, const Reads& reads, std::int32_t target, std::int32_t at) {
-    for (auto b : reads) table_.note(b, stream, at, false);
-    table_.note(target, stream, at, true);
+  // Records the accesses of statement `at` (its index in the walked list).
+  constexpr void note(std::int32_t stream, detail::array_view<ir::region> reads,
+                      detail::array_view<ir::region> writes, std::int32_t at) {
+    for (const auto& r : reads) table_.note(keys_.key_of(r), stream, at, false);
+    for (const auto& r : writes) table_.note(keys_.key_of(r), stream, at, true);
   }
 
  private:
@@ -158,11 +215,11 @@ class conflict_walker {
     std::int32_t next = -1;  // the stream's previous candidate
   };
 
-  // Lists, under each other stream, its accesses to buffer b that an access
-  // of the assignment conflicts with: its latest write, and its latest read
-  // when the assignment writes b.
-  constexpr void gather(std::int32_t b, std::int32_t self, bool writes) {
-    for (auto e = table_.first(b); e >= 0; e = table_[e].next) {
+  // Lists, under each other stream, its accesses to region `key` (of buffer
+  // b) that an access of the statement conflicts with: its latest write, and
+  // its latest read when the statement writes there.
+  constexpr void gather(std::int32_t key, std::int32_t b, std::int32_t self, bool writes) {
+    for (auto e = table_.first(key); e >= 0; e = table_[e].next) {
       const auto& x = table_[e];
       if (x.stream == self) continue;
       const std::int32_t accesses[2] = {x.last_write, writes ? x.last_read : -1};
@@ -180,6 +237,7 @@ class conflict_walker {
   }
 
   vector_clocks clocks_;  // per walked statement
+  region_keys keys_;
   stream_accesses table_;
   detail::dyn_array<bool> is_touched_;    // per stream: listed in touched_
   detail::dyn_array<std::int32_t> head_;  // per stream: its latest candidate, -1 if none

@@ -1,10 +1,13 @@
 #pragma once
-// Fusion: on each stream, a run of elementwise statements with no sync
-// between them and one iteration domain becomes one kernel. This covers
+// Fusion: on each stream, a run of elementwise statements with no sync or
+// step between them and one shape (a domain, or one size of chunks of it)
+// becomes one kernel. This covers
 // vertical fusion (a producer and its consumers) and horizontal fusion
 // (independent statements) at once: every statement of an elementwise kernel
-// touches only element i of each buffer it names, so evaluating the run's
-// statements in order for each element is the program's meaning. A kernel
+// touches only element i of each region it names, so evaluating the run's
+// statements in order for each element is the program's meaning (chunks of
+// one size of a buffer are equal or disjoint, so element i of one is never
+// another element of the other). A kernel
 // is issued where its run ends, so everything it depends on is issued first.
 #include "../detail/dyn_array.hpp"
 #include "../ir/program_view.hpp"
@@ -25,15 +28,16 @@ constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true
   out.kernel_of.assign(p.stmts.size(), -1);
   detail::dyn_array<detail::dyn_array<std::int32_t>> open(p.streams.size());
   detail::dyn_array<std::int32_t> open_domain(p.streams.size(), 0);
+  detail::dyn_array<std::int32_t> open_parts(p.streams.size(), 1);
   const auto n = static_cast<std::int32_t>(p.stmts.size());
 
   auto close = [&](std::int32_t s, std::int32_t before) {
     auto& run = open[static_cast<std::size_t>(s)];
     if (run.empty()) return;
     const auto k = static_cast<std::int32_t>(out.kernels.size());
-    out.kernels.push_back({s, open_domain[static_cast<std::size_t>(s)],
-                           static_cast<std::int32_t>(out.stmts.size()),
-                           static_cast<std::int32_t>(run.size())});
+    out.kernels.push_back(
+        {s, open_domain[static_cast<std::size_t>(s)], open_parts[static_cast<std::size_t>(s)],
+         static_cast<std::int32_t>(out.stmts.size()), static_cast<std::int32_t>(run.size())});
     for (auto i : run) {
       out.stmts.push_back(i);
       out.kernel_of[static_cast<std::size_t>(i)] = k;
@@ -49,11 +53,13 @@ constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true
       continue;
     }
     const auto domain = p.buffers[s.target].domain;
-    auto& run = open[static_cast<std::size_t>(s.stream)];
-    if (!run.empty() && (!fuse || open_domain[static_cast<std::size_t>(s.stream)] != domain))
-      close(s.stream, i);
+    const auto parts = p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)].parts;
+    const auto at = static_cast<std::size_t>(s.stream);
+    auto& run = open[at];
+    if (!run.empty() && (!fuse || open_domain[at] != domain || open_parts[at] != parts)) close(s.stream, i);
     run.push_back(i);
-    open_domain[static_cast<std::size_t>(s.stream)] = domain;
+    open_domain[at] = domain;
+    open_parts[at] = parts;
   }
   // Close the remaining runs in the order their last statements were written:
   // sorted when they are few, else found by one pass over the statements (a

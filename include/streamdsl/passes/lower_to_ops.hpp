@@ -1,5 +1,5 @@
 #pragma once
-// The plan's operation list: kernels, records and waits in one issue order
+// The plan's operation list: kernels, steps, records and waits in one issue order
 // (a single host thread can issue them as listed; a thread per stream can
 // run each stream's share), framed by the entry edges (every side stream
 // waits for main) and the exit edges (main waits for every side stream).
@@ -51,6 +51,12 @@ constexpr void lower_to_ops(plan_model& m, const kernel_partition& parts) {
     issue_kernels_before(i);
     const auto& s = p.stmts[i];
     if (s.kind == ir::stmt_kind::assign) continue;
+    if (s.kind == ir::stmt_kind::step) {
+      plan_op op{op_kind::step, sync_role::user, s.stream};
+      op.stmt = i;
+      m.ops.push_back(op);
+      continue;
+    }
     plan_op op{s.kind == ir::stmt_kind::record ? op_kind::record : op_kind::wait, role_of(p, s), s.stream};
     op.event = s.event;
     op.stmt = i;
@@ -70,8 +76,8 @@ constexpr void lower_to_ops(plan_model& m, const kernel_partition& parts) {
 }
 
 // Growth bound (passes/schedule.hpp's bounds_of): an op per kernel and per
-// sync statement (kernels are at most the assignments, so at most one per
-// statement), and the entry and exit edges: one record on main and a wait
+// step and sync statement (kernels are at most the assignments, so at most
+// one per statement), and the entry and exit edges: one record on main and a wait
 // per side stream, a record and a wait per side stream.
 constexpr plan_sizes lower_to_ops_bound(plan_sizes z) {
   z.ops = z.stmts + 1 + 3 * z.streams;

@@ -6,7 +6,9 @@
 // record_stream, decided here at compile time). Two accesses in one
 // statement are safe: an elementwise statement reads element i before it
 // writes element i, and slots of one domain and element size map element i
-// to the same bytes.
+// to the same bytes (chunks of one size of two temps sharing a slot meet only
+// where they are the same chunk, so again at the same element i). A step is
+// not elementwise: its accesses must all be ordered apart.
 #include "../detail/dyn_array.hpp"
 #include "../ir/accesses.hpp"
 #include "../plan/plan_model.hpp"
@@ -16,7 +18,9 @@
 namespace streamdsl::passes {
 
 // Where each buffer is accessed: its first access, its latest access on each
-// stream, and the single kernel touching it (-2 for several, -1 for none).
+// stream, and the single kernel touching it (-2 for several, for a step, or
+// for two regions of it: a register holds one element of one region; -1 for
+// none).
 // Flat arrays: one allocation each, not one per buffer.
 struct buffer_accesses {
   std::size_t streams = 0;
@@ -33,18 +37,23 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
   buffer_accesses out{p.streams.size(), detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
                       detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
                       detail::dyn_array<std::int32_t>(p.buffers.size() * p.streams.size(), -1)};
+  detail::dyn_array<ir::region> first_region(p.buffers.size());
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
     const auto& s = p.stmts[i];
-    if (s.kind != ir::stmt_kind::assign) continue;
-    const auto k = parts.kernel_of[static_cast<std::size_t>(i)];
-    auto touch = [&](std::int32_t b) {
-      const auto at = static_cast<std::size_t>(b);
-      if (out.first[at] < 0) out.first[at] = i;
+    if (!ir::accesses_buffers(s.kind)) continue;
+    const auto k = s.kind == ir::stmt_kind::step ? -2 : parts.kernel_of[static_cast<std::size_t>(i)];
+    auto touch = [&](const ir::region& r) {
+      const auto at = static_cast<std::size_t>(r.buffer);
+      if (out.first[at] < 0) {
+        out.first[at] = i;
+        first_region[at] = r;
+      }
       out.last[at * out.streams + static_cast<std::size_t>(s.stream)] = i;
-      out.kernel[at] = (out.kernel[at] == -1 || out.kernel[at] == k) ? k : -2;
+      const bool one_region = first_region[at] == r;
+      out.kernel[at] = (out.kernel[at] == -1 || out.kernel[at] == k) && one_region ? k : -2;
     };
-    for (auto b : ir::reads_of(p, s)) touch(b);
-    touch(s.target);
+    for (const auto& r : ir::reads_of(p, s)) touch(r);
+    for (const auto& r : ir::writes_of(p, s)) touch(r);
   }
   return out;
 }
@@ -93,7 +102,8 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
       bool free = true;
       for (std::size_t t = 0; t < streams && free; ++t) {
         const auto last = slot_last[static_cast<std::size_t>(slot) * streams + t];
-        free = last < 0 || last == first || hb.ordered(last, first);
+        free = last < 0 || (last == first && p.stmts[first].kind == ir::stmt_kind::assign) ||
+               hb.ordered(last, first);
       }
       if (free) chosen = slot;
     }

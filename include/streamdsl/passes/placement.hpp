@@ -52,17 +52,25 @@ struct move_candidate {
   std::int32_t consumer = -1;
 };
 
-// Per buffer, the first three distinct kernels that read it (or write it,
-// for a temp): enough to tell whether one kernel besides a producer does.
+// Per buffer, the first three distinct kernels or steps that read it (or
+// write it, for a temp): enough to tell whether one kernel besides a
+// producer does. A step counts as a user numbered after the kernels, so a
+// temp a step touches is never computed inside a kernel.
 class buffer_users {
  public:
   constexpr buffer_users(const ir::program_view& p, const kernel_partition& parts)
       : users_(p.buffers.size() * width, -1) {
     for (std::size_t i = 0; i < p.stmts.size(); ++i) {
+      const auto& s = p.stmts[i];
+      if (s.kind == ir::stmt_kind::step) {
+        const auto step = static_cast<std::int32_t>(parts.kernels.size() + i);
+        for (const auto& r : ir::reads_of(p, s)) add(r.buffer, step);
+        for (const auto& r : ir::writes_of(p, s)) add(r.buffer, step);
+        continue;
+      }
       const auto kernel = parts.kernel_of[i];
       if (kernel < 0) continue;
-      const auto& s = p.stmts[i];
-      for (auto b : ir::reads_of(p, s)) add(b, kernel);
+      for (const auto& r : ir::reads_of(p, s)) add(r.buffer, kernel);
       if (p.buffers[s.target].kind == ir::access::temp) add(s.target, kernel);
     }
   }
@@ -107,9 +115,10 @@ constexpr move_candidate find_consumer(const ir::program_view& p, const kernel_p
       return {};  // read by two kernels: keep it materialised
     if (user >= 0) consumer = user;
   }
-  if (consumer < 0) return {};
+  if (consumer < 0 || consumer >= static_cast<std::int32_t>(parts.kernels.size()))
+    return {};  // none, or a step
   const auto& c = parts.kernels[static_cast<std::size_t>(consumer)];
-  if (c.stream == producer.stream || c.domain != producer.domain) return {};
+  if (c.stream == producer.stream || c.domain != producer.domain || c.parts != producer.parts) return {};
   if (parts.stmts[static_cast<std::size_t>(c.first)] < mine[0]) return {};
   return {k, consumer};
 }
@@ -119,15 +128,17 @@ constexpr move_candidate find_consumer(const ir::program_view& p, const kernel_p
 class access_sets {
  public:
   explicit constexpr access_sets(std::size_t buffers) : read_(buffers, false), written_(buffers, false) {}
+  // Whole buffers: a move is judged per buffer, whatever the regions.
   constexpr void add(const ir::program_view& p, const ir::statement& s) {
-    for (auto b : ir::reads_of(p, s)) read_[static_cast<std::size_t>(b)] = true;
-    written_[static_cast<std::size_t>(s.target)] = true;
+    for (const auto& r : ir::reads_of(p, s)) read_[static_cast<std::size_t>(r.buffer)] = true;
+    for (const auto& r : ir::writes_of(p, s)) written_[static_cast<std::size_t>(r.buffer)] = true;
   }
   constexpr bool conflicts(const ir::program_view& p, const ir::statement& s) const {
-    if (read_[static_cast<std::size_t>(s.target)] || written_[static_cast<std::size_t>(s.target)])
-      return true;
-    for (auto b : ir::reads_of(p, s))
-      if (written_[static_cast<std::size_t>(b)]) return true;
+    for (const auto& r : ir::writes_of(p, s))
+      if (read_[static_cast<std::size_t>(r.buffer)] || written_[static_cast<std::size_t>(r.buffer)])
+        return true;
+    for (const auto& r : ir::reads_of(p, s))
+      if (written_[static_cast<std::size_t>(r.buffer)]) return true;
     return false;
   }
 
@@ -156,8 +167,7 @@ constexpr bool move_is_safe(const ir::program_view& p, const happens_before& hb,
     moved.add(p, p.stmts[parts.stmts[static_cast<std::size_t>(producer.first + j)]]);
   for (std::int32_t x = 0; x < static_cast<std::int32_t>(p.stmts.size()); ++x) {
     const auto& s = p.stmts[x];
-    if (s.kind != ir::stmt_kind::assign || parts.kernel_of[static_cast<std::size_t>(x)] == c.producer)
-      continue;
+    if (!ir::accesses_buffers(s.kind) || parts.kernel_of[static_cast<std::size_t>(x)] == c.producer) continue;
     if (!moved.conflicts(p, s)) continue;
     if (x >= first && x < to) return false;
     if (x < to ? !hb.ordered(x, to) : (x != to && !hb.ordered(to, x))) return false;
@@ -197,14 +207,14 @@ constexpr bool orders_a_conflict(const ir::program_view& p, const happens_before
   bool any = false;
   for (std::int32_t a = 0; a < record; ++a) {
     const auto& s = p.stmts[a];
-    if (s.kind != ir::stmt_kind::assign || !hb.ordered(a, record) || hb.ordered(a, w)) continue;
+    if (!ir::accesses_buffers(s.kind) || !hb.ordered(a, record) || hb.ordered(a, w)) continue;
     made_known.add(p, s);
     any = true;
   }
   if (!any) return false;
   for (std::int32_t x = w + 1; x < static_cast<std::int32_t>(p.stmts.size()); ++x) {
     const auto& s = p.stmts[x];
-    if (s.kind == ir::stmt_kind::assign && hb.ordered(w, x) && made_known.conflicts(p, s)) return true;
+    if (ir::accesses_buffers(s.kind) && hb.ordered(w, x) && made_known.conflicts(p, s)) return true;
   }
   return false;
 }
@@ -225,7 +235,7 @@ constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>&
   // the costliest step of a 200-statement program under nvcc).
   detail::dyn_array<bool> idle(emptied_stream.size(), true);
   for (const auto& s : m.ir.stmts)
-    if (s.kind == ir::stmt_kind::assign) idle[static_cast<std::size_t>(s.stream)] = false;
+    if (ir::accesses_buffers(s.kind)) idle[static_cast<std::size_t>(s.stream)] = false;
   happens_before hb(m.ir.stmts, m.ir.streams.size());
   for (std::size_t i = m.ir.stmts.size(); i-- > 0;) {
     const auto& w = m.ir.stmts[i];

@@ -32,21 +32,22 @@ using race_list = detail::dyn_array<race>;
 // only).
 constexpr race_list find_races(const ir::program_view& p, std::size_t limit = static_cast<std::size_t>(-1)) {
   race_list out;
-  conflict_walker walk(p.buffers.size(), p.streams.size(), p.stmts.size());
+  conflict_walker walk(p, p.stmts.size());
   auto& clocks = walk.clocks();
   race_list found;  // the current statement's races, latest first
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
     const auto& s = p.stmts[i];
-    if (s.kind == ir::stmt_kind::assign) {
+    if (ir::accesses_buffers(s.kind)) {
       const auto reads = ir::reads_of(p, s);
-      walk.find(s.stream, reads, s.target);
+      const auto writes = ir::writes_of(p, s);
+      walk.find(s.stream, reads, writes);
       found.clear();
       walk.sync(s.stream, sync_order::latest_first, [&](const conflict& c) {
         found.push_back(race{c.buffer, c.access, i, c.access_writes, c.writes});
       });
       for (std::size_t k = found.size(); k-- > 0 && out.size() < limit;) out.push_back(found[k]);
       if (out.size() >= limit) break;
-      walk.note(s.stream, reads, s.target, i);
+      walk.note(s.stream, reads, writes, i);
     }
     // The clock is taken before a wait's own effect, as in happens_before.
     clocks.append(s.stream);

@@ -19,8 +19,8 @@ constexpr void insert_syncs(ir::program& p) {
   const auto view0 = ir::view_of(p);
   const auto& in = p.stmts;  // replaced only at the end
 
-  statement_rebuilder out(in.size());  // `in` with the waits, not yet the records
-  conflict_walker walk(p.buffers.size(), p.streams.size(), in.size());  // over out's entries
+  statement_rebuilder out(in.size());      // `in` with the waits, not yet the records
+  conflict_walker walk(view0, in.size());  // over out's entries
   auto& clocks = walk.clocks();
   detail::dyn_array<std::int32_t> record_after;  // per out entry: event of the sync record after it, or -1
 
@@ -38,12 +38,13 @@ constexpr void insert_syncs(ir::program& p) {
       clocks.join(s.stream, clocks.clock_of(record));
       continue;
     }
-    if (s.kind != ir::stmt_kind::assign) {
+    if (!ir::accesses_buffers(s.kind)) {
       push(i, s);
       continue;
     }
     const auto reads = ir::reads_of(view0, s);
-    walk.find(s.stream, reads, s.target);
+    const auto writes = ir::writes_of(view0, s);
+    walk.find(s.stream, reads, writes);
     // Waits in ascending stream order, as a wait for one may make a later
     // one's conflict known.
     walk.sync(s.stream, sync_order::by_stream, [&](const conflict& c) {
@@ -61,7 +62,7 @@ constexpr void insert_syncs(ir::program& p) {
       push(-1, w);
     });
     const auto at = push(i, s);
-    walk.note(s.stream, reads, s.target, at);
+    walk.note(s.stream, reads, writes, at);
   }
 
   // Materialise: each sync record goes right after the access it follows.
@@ -89,9 +90,10 @@ constexpr void insert_syncs(ir::program& p) {
 }
 
 // At most how many waits insert_syncs adds to program `p` (as built): a wait
-// before assignment s for stream t needs an assignment on t that touches what
+// before statement s for stream t needs a statement on t that touches what
 // s writes or writes what s reads, so s gets at most one wait per such other
-// assignment, and at most one per other stream. Counting the assignments per
+// statement, and at most one per other stream (counted per buffer, whatever
+// the regions: an upper bound). Counting the assignments per
 // buffer keeps this linear where "one wait per other stream before each
 // assignment" is quadratic (N streams joined by one statement: 2N waits at
 // most, not N^2, which made the plan's arrays reserve O(N^2) statements and
@@ -102,17 +104,19 @@ constexpr std::size_t max_inserted_waits(const ir::program& p) {
   detail::dyn_array<std::size_t> touching(v.buffers.size(), 0);
   detail::dyn_array<std::size_t> writing(v.buffers.size(), 0);
   for (const auto& s : v.stmts) {
-    if (s.kind != ir::stmt_kind::assign) continue;
-    for (auto b : ir::reads_of(v, s)) ++touching[static_cast<std::size_t>(b)];
-    ++touching[static_cast<std::size_t>(s.target)];
-    ++writing[static_cast<std::size_t>(s.target)];
+    for (const auto& r : ir::reads_of(v, s)) ++touching[static_cast<std::size_t>(r.buffer)];
+    for (const auto& r : ir::writes_of(v, s)) {
+      ++touching[static_cast<std::size_t>(r.buffer)];
+      ++writing[static_cast<std::size_t>(r.buffer)];
+    }
   }
   const auto other_streams = v.streams.size() - 1;
   std::size_t waits = 0;
   for (const auto& s : v.stmts) {
-    if (s.kind != ir::stmt_kind::assign) continue;
-    auto n = touching[static_cast<std::size_t>(s.target)] - 1;  // s itself is not on another stream
-    for (auto b : ir::reads_of(v, s)) n += writing[static_cast<std::size_t>(b)];
+    if (!ir::accesses_buffers(s.kind)) continue;
+    std::size_t n = 0;
+    for (const auto& r : ir::writes_of(v, s)) n += touching[static_cast<std::size_t>(r.buffer)] - 1;
+    for (const auto& r : ir::reads_of(v, s)) n += writing[static_cast<std::size_t>(r.buffer)];
     waits += n < other_streams ? n : other_streams;
   }
   return waits;

@@ -1,6 +1,6 @@
 #pragma once
-// The pieces of a plan: operations issued per stream (kernels, records,
-// waits), kernels as lists of statements, and memory slots for temps.
+// The pieces of a plan: operations issued per stream (kernels, steps,
+// records, waits), kernels as lists of statements, and memory slots for temps.
 #include <cstdint>
 
 #include "../detail/string_view.hpp"
@@ -8,7 +8,7 @@
 
 namespace streamdsl {
 
-enum class op_kind : std::uint8_t { kernel, record, wait };
+enum class op_kind : std::uint8_t { kernel, step, record, wait };
 
 // Why a sync operation exists.
 enum class sync_role : std::uint8_t { user, wait_stream, automatic, entry, exit };
@@ -31,12 +31,13 @@ struct plan_op {
   std::int32_t kernel = -1;     // kernel: index into kernels
   std::int32_t event = -1;      // record, wait: the IR event (-1 for entry and exit edges)
   std::int32_t waits_for = -1;  // wait: index of the record op it waits for
-  std::int32_t stmt = -1;       // record, wait: the statement it comes from (-1 for entry/exit)
+  std::int32_t stmt = -1;       // step, record, wait: the statement it comes from (-1 for entry/exit)
 };
 
 struct kernel_info {
   std::int32_t stream = 0;
   std::int32_t domain = 0;
+  std::int32_t parts = 1;  // it iterates 1/parts of the domain (its statements' chunks)
   std::int32_t first = 0;  // into the plan's kernel statement list
   std::int32_t count = 0;
 };

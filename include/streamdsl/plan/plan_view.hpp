@@ -6,6 +6,7 @@
 #include "../detail/text.hpp"
 #include "../diag/error.hpp"
 #include "../ir/program_view.hpp"
+#include "../ir/render.hpp"
 #include "plan_arrays.hpp"
 #include "plan_types.hpp"
 #include "workspace_layout.hpp"
@@ -86,7 +87,13 @@ struct plan_view {
   constexpr std::size_t waits(detail::string_view stream) const { return count_syncs(op_kind::wait, stream); }
   constexpr std::size_t sync_count() const {
     std::size_t n = 0;
-    for (const auto& op : ops) n += op.kind != op_kind::kernel && !is_edge(op);
+    for (const auto& op : ops) n += (op.kind == op_kind::record || op.kind == op_kind::wait) && !is_edge(op);
+    return n;
+  }
+  // Steps (copies, ...) issued, on all streams.
+  constexpr std::size_t step_count() const {
+    std::size_t n = 0;
+    for (const auto& op : ops) n += op.kind == op_kind::step;
     return n;
   }
   constexpr std::size_t edge_count(sync_role role) const {
@@ -185,6 +192,8 @@ struct plan_view {
       if (t.size() > 0) t << ", ";
       if (op.kind == op_kind::kernel)
         t << 'k' << op.kernel;
+      else if (op.kind == op_kind::step)
+        ir::render_statement(ir, ir.stmts[op.stmt], t);
       else
         name_sync(op, number[i], t);
     }

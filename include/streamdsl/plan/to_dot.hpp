@@ -33,12 +33,18 @@ namespace detail {
       detail::text label;
       if (op.kind == op_kind::kernel) {
         detail::render_kernel(p, op.kernel, label);
+      } else if (op.kind == op_kind::step) {
+        ir::render_statement(v, v.stmts[op.stmt], label);
       } else {
         detail::render_sync(p, op, numbers[static_cast<std::size_t>(i)], label);
       }
       t << "    op" << i << " [label=\"";
       detail::dot_escape(t, label.view());
-      t << "\"" << (op.kind == op_kind::kernel ? "" : ", shape=ellipse") << "];\n";
+      t << "\""
+        << (op.kind == op_kind::kernel ? ""
+            : op.kind == op_kind::step ? ", shape=box3d"
+                                       : ", shape=ellipse")
+        << "];\n";
       if (previous >= 0) t << "    op" << previous << " -> op" << i << ";\n";
       previous = i;
     }

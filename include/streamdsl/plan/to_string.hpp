@@ -45,7 +45,9 @@ namespace detail {
 
 [[gnu::cold]] constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t) {
   const auto& info = p.kernels[static_cast<std::size_t>(k)];
-  t << "kernel k" << k << " over " << p.ir.domain_name(info.domain) << " {\n";
+  t << "kernel k" << k << " over ";
+  if (info.parts > 1) t << "1/" << info.parts << " of ";
+  t << p.ir.domain_name(info.domain) << " {\n";
   for (auto i : p.kernel_statements(static_cast<std::size_t>(k))) {
     const auto& s = p.ir.stmts[i];
     t.indent(6);
@@ -67,8 +69,9 @@ namespace detail {
 [[gnu::cold]] constexpr detail::text dump(const plan_view& p) {
   detail::text t;
   const auto& v = p.ir;
-  t << "// streamdsl plan: " << p.kernel_count() << (p.kernel_count() == 1 ? " kernel, " : " kernels, ")
-    << p.sync_count() << " syncs, " << v.streams.size() << (v.streams.size() == 1 ? " stream" : " streams")
+  t << "// streamdsl plan: " << p.kernel_count() << (p.kernel_count() == 1 ? " kernel, " : " kernels, ");
+  if (p.step_count() > 0) t << p.step_count() << (p.step_count() == 1 ? " step, " : " steps, ");
+  t << p.sync_count() << " syncs, " << v.streams.size() << (v.streams.size() == 1 ? " stream" : " streams")
     << ", " << p.slot_count() << " workspace slots\n";
   const auto numbers = p.record_numbers();
   for (std::int32_t s = 0; s < static_cast<std::int32_t>(v.streams.size()); ++s) {
@@ -82,8 +85,12 @@ namespace detail {
       t.indent(4);
       if (op.kind == op_kind::kernel)
         detail::render_kernel(p, op.kernel, t);
-      else
+      else if (op.kind == op_kind::step) {
+        ir::render_statement(v, v.stmts[op.stmt], t);
+        t << ';';
+      } else {
         detail::render_sync(p, op, numbers[i], t);
+      }
       t << '\n';
     }
   }

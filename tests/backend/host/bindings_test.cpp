@@ -197,8 +197,9 @@ TEST_CASE("16-bit float types without CUDA's headers are a binding_error", "[hos
   sd::detail::builder_state b;
   const auto h = access::add_buffer(b, "h", sd::ir::access::input, sd::dtype::float16, 0);
   const auto y = access::add_buffer(b, "y", sd::ir::access::output, sd::dtype::float32, 0);
-  access::assign(
-      b, y, access::unary(b, sd::ir::op::cast, access::load(b, h), sd::dtype::float32, sd::dtype::float32));
+  access::assign(b, sd::ir::whole(y),
+                 access::unary(b, sd::ir::op::cast, access::load(b, sd::ir::whole(h)), sd::dtype::float32,
+                               sd::dtype::float32));
   auto model = sd::passes::schedule(static_cast<sd::ir::program&&>(access::ir(b)), sd::checked);
   REQUIRE(model.ir.ok());
   std::vector<float> ys(4, untouched);
@@ -227,9 +228,9 @@ constexpr auto half_program = sd::program([](sd::builder& b) {
   auto& p = access::state(b);
   const auto h = access::add_buffer(p, "h", sd::ir::access::input, sd::dtype::float16, 0);
   auto y = b.output<float>("y");
-  access::assign(
-      p, y.id(),
-      access::unary(p, sd::ir::op::cast, access::load(p, h), sd::dtype::float32, sd::dtype::float32));
+  access::assign(p, sd::ir::whole(y.id()),
+                 access::unary(p, sd::ir::op::cast, access::load(p, sd::ir::whole(h)), sd::dtype::float32,
+                               sd::dtype::float32));
 });
 }  // namespace
 

@@ -171,7 +171,7 @@ class program_maker {
     access::current_stream(b) = pick(0, streams - 1);
     auto e = expression(t.domain, pick(0, 4));
     if (!sd::assignable(t.type, e.type.type) || chance(15)) e = cast(e, t.type);
-    access::assign(b, t.id, e);
+    access::assign(b, ir::whole(t.id), e);
     written_.push_back(t.id);
   }
 
@@ -194,8 +194,8 @@ class program_maker {
     }
     const int r = pick(0, 9);
     if (r < 6 && !readable.empty())
-      return access::load(b,
-                          readable[static_cast<std::size_t>(pick(0, static_cast<int>(readable.size()) - 1))]);
+      return access::load(
+          b, ir::whole(readable[static_cast<std::size_t>(pick(0, static_cast<int>(readable.size()) - 1))]));
     if (r < 8 && !params.empty())
       return access::param(b, params[static_cast<std::size_t>(pick(0, static_cast<int>(params.size()) - 1))]);
     const dtype t = any_type();

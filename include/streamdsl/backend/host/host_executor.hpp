@@ -5,9 +5,9 @@
 // gets a thread (the caller's thread runs main) that issues the slot's
 // operations in plan order: kernels evaluate their fused statements block by
 // block, a record marks its occurrence done, a wait blocks until the record
-// op it names is done. Entry and exit edges are such records and waits, so
-// `run` returns when main has passed its exit waits, i.e. all streams are
-// done; results are then in the bound buffers.
+// op it names is done, a step (a copy) runs on the thread (memcpy). Entry and exit edges are such records and
+// waits, so `run` returns when main has passed its exit waits, i.e. all streams are done; results are then in
+// the bound buffers.
 //
 //   sd::host_executor ex;
 //   ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
@@ -19,6 +19,7 @@
 
 #include "../../plan/plan_view.hpp"
 #include "../bindings.hpp"
+#include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
 #include "../workspace_request.hpp"
 #include "grow_only_buffer.hpp"
@@ -102,12 +103,23 @@ inline void check_plan(const plan_view& plan) {
     if (op.kind == op_kind::kernel &&
         (op.kernel < 0 || static_cast<std::size_t>(op.kernel) >= plan.kernel_count()))
       bad(i, "names no kernel");
+    if (op.kind == op_kind::step &&
+        (op.stmt < 0 || static_cast<std::size_t>(op.stmt) >= plan.ir.stmts.size() ||
+         plan.ir.stmts[static_cast<std::size_t>(op.stmt)].kind != ir::stmt_kind::step))
+      bad(i, "names no step statement");
     if (op.kind == op_kind::wait &&
         (op.waits_for < 0 || static_cast<std::size_t>(op.waits_for) >= i ||
          plan.ops[static_cast<std::size_t>(op.waits_for)].kind != op_kind::record))
       bad(i, "waits for something that is not an earlier record op");
   }
 }
+
+// A copy as the host runs it: memcpy(dst, src, bytes).
+struct copy_step {
+  std::byte* dst = nullptr;
+  const std::byte* src = nullptr;
+  std::size_t bytes = 0;
+};
 
 struct executor_test_access;  // tests inject failures through it
 
@@ -195,8 +207,27 @@ class host_executor {
       host_detail::check_plan(plan);
       host_detail::check_host_types(plan);
       const resolved_bindings bound = resolve_bindings(plan, bindings);
-      const auto kernels = compile_kernels(plan, bound, loops);
-      execute(plan, kernels);
+      auto memory = place_buffers(plan, bound);
+      const auto steps = lay_out_steps(plan, bound, memory);
+      const auto kernels = compile_kernels(plan, bound, loops, std::move(memory));
+      execute(plan, kernels, steps);
+    }
+
+    // Per op: what a step op copies (nothing for the other ops).
+    static detail::dyn_array<host_detail::copy_step> lay_out_steps(
+        const plan_view& plan, const resolved_bindings& bound, const detail::dyn_array<std::byte*>& memory) {
+      detail::dyn_array<host_detail::copy_step> steps(plan.ops.size());
+      for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+        if (plan.ops[i].kind != op_kind::step) continue;
+        const auto& s = plan.ir.stmts[static_cast<std::size_t>(plan.ops[i].stmt)];
+        const auto src = ir::reads_of(plan.ir, s)[0], dst = ir::writes_of(plan.ir, s)[0];
+        const auto to =
+            backend_detail::bytes_of(plan, bound, dst, memory[static_cast<std::size_t>(dst.buffer)]);
+        const auto from =
+            backend_detail::bytes_of(plan, bound, src, memory[static_cast<std::size_t>(src.buffer)]);
+        steps[i] = {to.data, from.data, to.bytes};
+      }
+      return steps;
     }
 
     // Where each buffer lives for this run: caller memory, a workspace slot,
@@ -227,10 +258,11 @@ class host_executor {
 
     detail::dyn_array<host_detail::kernel_program> compile_kernels(const plan_view& plan,
                                                                    const resolved_bindings& bound,
-                                                                   host_detail::loop_finder loops) {
+                                                                   host_detail::loop_finder loops,
+                                                                   detail::dyn_array<std::byte*> memory) {
       detail::dyn_array<const unsigned char*> params(plan.ir.params.size());
       for (std::size_t p = 0; p < params.size(); ++p) params[p] = bound.param_value[p]->value_bytes();
-      host_detail::kernel_compiler compiler(plan, loops, place_buffers(plan, bound), std::move(params),
+      host_detail::kernel_compiler compiler(plan, loops, std::move(memory), std::move(params),
                                             detail::array_view<std::size_t>(bound.domain_extent));
       detail::dyn_array<host_detail::kernel_program> kernels;
       kernels.reserve(plan.kernel_count());
@@ -238,7 +270,10 @@ class host_executor {
       return kernels;
     }
 
-    void execute(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels) {
+    using kernel_list = detail::dyn_array<host_detail::kernel_program>;
+    using step_list = detail::dyn_array<host_detail::copy_step>;
+
+    void execute(const plan_view& plan, const kernel_list& kernels, const step_list& steps) {
       detail::dyn_array<detail::dyn_array<std::int32_t>> ops_of(plan.stream_count());
       for (std::size_t i = 0; i < plan.ops.size(); ++i)
         ops_of[static_cast<std::size_t>(plan.ops[i].stream)].push_back(static_cast<std::int32_t>(i));
@@ -248,8 +283,8 @@ class host_executor {
       for (std::size_t s = 1; s < ops_of.size(); ++s) side_streams += !ops_of[s].empty();
       const std::uint64_t run_index = runs_++;
       host_detail::run_board board(plan.ops.size(), side_streams);
-      detail::dyn_array<stream_task> tasks(ops_of.size(),
-                                           stream_task{this, &plan, &kernels, &board, 0, nullptr, run_index});
+      detail::dyn_array<stream_task> tasks(
+          ops_of.size(), stream_task{this, &plan, &kernels, &steps, &board, 0, nullptr, run_index});
       std::size_t started = 0;
       try {
         for (std::size_t s = 1; s < ops_of.size(); ++s) {
@@ -263,7 +298,7 @@ class host_executor {
         board.fail(std::current_exception());
         for (; started < side_streams; ++started) board.stream_done();
       }
-      run_stream(plan, kernels, board, 0, ops_of[0], run_index);  // main, on the caller's thread
+      run_stream(plan, kernels, steps, board, 0, ops_of[0], run_index);  // main, on the caller's thread
       board.finish();
     }
 
@@ -271,7 +306,8 @@ class host_executor {
     struct stream_task {
       host_executor* executor;
       const plan_view* plan;
-      const detail::dyn_array<host_detail::kernel_program>* kernels;
+      const kernel_list* kernels;
+      const step_list* steps;
       host_detail::run_board* board;
       std::size_t stream;
       const detail::dyn_array<std::int32_t>* ops;
@@ -279,11 +315,11 @@ class host_executor {
     };
     static void run_side_stream(void* context) {
       const stream_task& t = *static_cast<const stream_task*>(context);
-      t.executor->run_stream(*t.plan, *t.kernels, *t.board, t.stream, *t.ops, t.run_index);
+      t.executor->run_stream(*t.plan, *t.kernels, *t.steps, *t.board, t.stream, *t.ops, t.run_index);
       t.board->stream_done();
     }
 
-    void run_stream(const plan_view& plan, const detail::dyn_array<host_detail::kernel_program>& kernels,
+    void run_stream(const plan_view& plan, const kernel_list& kernels, const step_list& steps,
                     host_detail::run_board& board, std::size_t stream,
                     const detail::dyn_array<std::int32_t>& ops, std::uint64_t run_index) {
       std::optional<host_detail::delay_source> delays;
@@ -297,6 +333,11 @@ class host_executor {
           const plan_op& op = plan.ops[static_cast<std::size_t>(i)];
           switch (op.kind) {
             case op_kind::kernel: team_.run(kernels[static_cast<std::size_t>(op.kernel)], scratch); break;
+            case op_kind::step: {
+              const auto& c = steps[static_cast<std::size_t>(i)];
+              if (c.bytes > 0) std::memcpy(c.dst, c.src, c.bytes);
+              break;
+            }
             case op_kind::record: board.record(static_cast<std::size_t>(i)); break;
             case op_kind::wait:
               if (!board.wait_for(static_cast<std::size_t>(op.waits_for))) return;

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "../../detail/dyn_array.hpp"
+#include "../../ir/accesses.hpp"
 #include "../../plan/plan_view.hpp"
 #include "element_loops.hpp"
 #include "grow_only_buffer.hpp"
@@ -120,7 +121,7 @@ class kernel_compiler {
         register_state_(plan.ir.buffers.size(), unwritten) {}
 
   kernel_program compile(std::size_t k) {
-    start_kernel(plan_.kernels[k].domain);
+    start_kernel(plan_.kernels[k].domain, plan_.kernels[k].parts);
     for (auto s : plan_.kernel_statements(k)) compile_statement(plan_.ir.stmts[static_cast<std::size_t>(s)]);
     program_.columns = refs_.size();
     return std::move(program_);
@@ -160,10 +161,11 @@ class kernel_compiler {
     if (counted(o) && --refs(o) == 0) free_.push_back(o.column);
   }
 
-  void start_kernel(std::int32_t domain) {
+  void start_kernel(std::int32_t domain, std::int32_t parts) {
     program_ = {};
     domain_ = domain;
-    program_.extent = domain < 0 ? 1 : extents_[static_cast<std::size_t>(domain)];
+    program_.extent =
+        domain < 0 ? 1 : extents_[static_cast<std::size_t>(domain)] / static_cast<std::size_t>(parts);
     refs_.clear();
     free_.clear();
     constants_.clear();
@@ -233,7 +235,7 @@ class kernel_compiler {
 
   void compile_statement(const ir::statement& s) {
     count_uses(s.root);
-    store(s.target, evaluate(s.root));
+    store(ir::target_of(plan_.ir, s), evaluate(s.root));
     read_done(s.root);
     // A node shared with a later statement is evaluated again there: the
     // buffers it reads may have changed in between.
@@ -257,12 +259,21 @@ class kernel_compiler {
     return {false, type, c, nullptr};
   }
 
-  void store(std::int32_t target, const value& r) {
+  // Where region r of a buffer in memory starts.
+  std::byte* region_base(const ir::region& r) const {
+    const auto& info = plan_.ir.buffers[static_cast<std::size_t>(r.buffer)];
+    std::byte* base = memory_[static_cast<std::size_t>(r.buffer)];
+    if (ir::is_whole(r)) return base;
+    const auto extent = extents_[static_cast<std::size_t>(info.domain)];
+    return base + ir::elements_of(r, extent).first * size_of(info.type);
+  }
+
+  void store(const ir::region& region, const value& r) {
+    const auto target = region.buffer;
     const auto& info = plan_.ir.buffers[static_cast<std::size_t>(target)];
     const bool in_register = plan_.storage[static_cast<std::size_t>(target)] == storage_register;
-    const operand dest = in_register
-                             ? register_of(target)
-                             : operand{true, info.type, -1, memory_[static_cast<std::size_t>(target)]};
+    const operand dest =
+        in_register ? register_of(target) : operand{true, info.type, -1, region_base(region)};
     if (in_register) register_state_[static_cast<std::size_t>(target)] = written;
     if (r.where == dest) return;
     // The instruction that computed the root can write the target itself:
@@ -295,7 +306,7 @@ class kernel_compiler {
   // The node's value, held once (by the memo).
   value compute(const ir::expr_node& n) {
     switch (ir::kind_of(n.code)) {
-      case ir::op_kind::load: return load(n.ref);
+      case ir::op_kind::load: return load({n.ref, n.part, n.parts});
       case ir::op_kind::param: {
         instruction in;
         in.run = loop(fill_key(n.type));
@@ -325,7 +336,8 @@ class kernel_compiler {
     return apply(loop(operation_key(n)), n, produced_type(n), {in, static_cast<std::size_t>(count)});
   }
 
-  value load(std::int32_t b) {
+  value load(const ir::region& r) {
+    const auto b = r.buffer;
     const auto& info = plan_.ir.buffers[static_cast<std::size_t>(b)];
     if (plan_.storage[static_cast<std::size_t>(b)] == storage_register) {
       const operand col = register_of(b);
@@ -339,7 +351,7 @@ class kernel_compiler {
       }
       return {col, false, true};
     }
-    std::byte* base = memory_[static_cast<std::size_t>(b)];
+    std::byte* base = region_base(r);
     if (info.domain < 0 && domain_ >= 0) {  // a 0-d buffer read over a domain: broadcast
       instruction in;
       in.run = loop(broadcast_key(info.type));

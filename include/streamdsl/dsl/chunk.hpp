@@ -1,0 +1,43 @@
+#pragma once
+// x.chunk(i, k): a handle on the i-th of k equal parts of buffer x, read and
+// written like the buffer (`y.chunk(i, k) = x.chunk(i, k) * 2`) and copied
+// with sd::copy. Race analysis and the memory plan see the region, so
+// disjoint chunks on different streams never conflict.
+#include "expr.hpp"
+
+namespace streamdsl {
+
+template <class Buffer>
+class buffer_chunk {
+ public:
+  using value_type = typename Buffer::value_type;
+  static constexpr typed static_type = Buffer::static_type;
+
+  constexpr buffer_chunk(detail::builder_state* state, ir::region r) : state_(state), region_(r) {}
+  constexpr buffer_chunk(const buffer_chunk&) = default;
+
+  // Assignment is a statement on the chunk, never a handle copy.
+  constexpr buffer_chunk& operator=(const buffer_chunk& value) { return assign(value); }
+  template <class E>
+    requires detail::operand_like<E>
+  constexpr buffer_chunk& operator=(const E& value) { return assign(value); }
+
+ private:
+  friend struct detail::builder_access;
+  constexpr detail::builder_state* builder() const { return state_; }
+  constexpr detail::operand as_operand(detail::builder_state* s) const {
+    return detail::builder_access::load(*s, region_);
+  }
+  constexpr ir::region region() const { return region_; }
+
+  template <class E>
+  constexpr buffer_chunk& assign(const E& value) {
+    detail::builder_access::assign(*state_, region_, detail::lift(state_, value));
+    return *this;
+  }
+
+  detail::builder_state* state_;
+  ir::region region_;
+};
+
+}  // namespace streamdsl

@@ -1,0 +1,27 @@
+#pragma once
+// sd::copy(dst, src): copies a buffer or chunk into another of the same
+// element type and size, between any two memory spaces, on the current
+// stream (cudaMemcpyAsync on the GPU, memcpy on the host executor). A step
+// (ir/step.hpp): it ends a fusion run and is ordered like any statement.
+#include <concepts>
+
+#include "../dsl/expr.hpp"
+
+namespace streamdsl {
+
+namespace detail {
+// A buffer or a chunk of one: what a copy reads or writes.
+template <class X>
+concept region_handle = requires(const X& x) {
+  { builder_access::region_of(x) } -> std::same_as<ir::region>;
+  { builder_access::state_of(x) } -> std::same_as<builder_state*>;
+};
+}  // namespace detail
+
+template <detail::region_handle Dst, detail::region_handle Src>
+constexpr void copy(const Dst& dst, const Src& src) {
+  using access = detail::builder_access;
+  access::copy(*access::state_of(dst), access::region_of(dst), access::region_of(src));
+}
+
+}  // namespace streamdsl
