@@ -45,13 +45,13 @@ class buffer {
   friend struct detail::builder_access;
   constexpr detail::builder_state* builder() const { return state_; }
   constexpr detail::operand as_operand(detail::builder_state* s) const {
-    return detail::builder_access::load(*s, region());
+    return detail::builder_access::load(*s, id_);
   }
   constexpr ir::region region() const { return ir::whole(id_); }
 
   template <class E>
   constexpr buffer& assign(const E& value) {
-    detail::builder_access::assign(*state_, region(), detail::lift(state_, value));
+    detail::builder_access::assign(*state_, id_, detail::lift(state_, value));
     return *this;
   }
 

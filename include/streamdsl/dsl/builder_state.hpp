@@ -84,15 +84,19 @@ class builder_state {
   }
 
   // --- expressions ----------------------------------------------------------
-  constexpr operand load(ir::region r) {
-    const auto& b = ir.buffers[r.buffer];
+  // A whole buffer (the common case, kept to plain ints: a struct passed by
+  // value costs constant evaluation more) or a chunk of it.
+  constexpr operand load(std::int32_t buffer, std::int32_t part = 0, std::int32_t parts = 1) {
+    const auto& b = ir.buffers[buffer];
     ir::expr_node n{};
     n.code = ir::op::load;
     n.type = n.compute = b.type;
-    n.ref = r.buffer;
+    n.ref = buffer;
     n.domain = b.domain;
-    n.part = r.part;
-    n.parts = r.parts;
+    if (parts != 1) {
+      n.part = part;
+      n.parts = parts;
+    }
     // Every buffer, 0-d ones included, promotes as a tensor: its handle's C++
     // type says so (a handle cannot know its domain), and the IR must agree.
     return {push(n), {b.type, strength::tensor}};
@@ -210,12 +214,14 @@ class builder_state {
   }
 
   // --- statements -----------------------------------------------------------
-  constexpr void assign(ir::region target, operand value) {
-    const auto& b = ir.buffers[target.buffer];
+  // Writes `value` to chunk `part` of `parts` of buffer `buffer` (1 part: all of it).
+  constexpr void assign(std::int32_t buffer, std::int32_t part, std::int32_t parts, operand value) {
+    const ir::region target{buffer, part, parts};
+    const auto& b = ir.buffers[buffer];
     ir::statement s{};
     s.kind = ir::stmt_kind::assign;
     s.stream = current_stream;
-    s.target = target.buffer;
+    s.target = buffer;
     s.root = value.node;
     detail::dyn_array<ir::region> reads;
     ir::collect_reads(ir::view_of(ir), s.root, reads);
@@ -421,7 +427,8 @@ struct builder_access {
   static constexpr std::int32_t add_event(builder_state& s, string_view name) { return s.add_event(name); }
   static constexpr std::int32_t add_domain(builder_state& s, string_view name) { return s.add_domain(name); }
 
-  static constexpr operand load(builder_state& s, ir::region r) { return s.load(r); }
+  static constexpr operand load(builder_state& s, std::int32_t buffer) { return s.load(buffer); }
+  static constexpr operand load(builder_state& s, ir::region r) { return s.load(r.buffer, r.part, r.parts); }
   static constexpr ir::region chunk(builder_state& s, std::int32_t buffer, std::int32_t part,
                                     std::int32_t parts) {
     return s.chunk(buffer, part, parts);
@@ -440,8 +447,11 @@ struct builder_access {
     return s.where(c, a, b);
   }
 
+  static constexpr void assign(builder_state& s, std::int32_t buffer, operand value) {
+    s.assign(buffer, 0, 1, value);
+  }
   static constexpr void assign(builder_state& s, ir::region target, operand value) {
-    s.assign(target, value);
+    s.assign(target.buffer, target.part, target.parts, value);
   }
   static constexpr void copy(builder_state& s, ir::region dst, ir::region src) { s.copy(dst, src); }
   static constexpr void record(builder_state& s, std::int32_t event) { s.record(event); }

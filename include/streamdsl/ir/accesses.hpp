@@ -13,10 +13,9 @@ constexpr void collect_reads(const program_view& p, std::int32_t root, detail::d
     stack.pop_back();
     const expr_node& n = p.nodes[id];
     if (n.code == op::load) {
-      const region r{n.ref, n.part, n.parts};
-      bool seen = false;
-      for (const auto& x : out) seen = seen || x == r;
-      if (!seen) out.push_back(r);
+      bool seen = false;  // fields compared in place: cheaper to evaluate than region's ==
+      for (const auto& x : out) seen = seen || (x.buffer == n.ref && x.part == n.part && x.parts == n.parts);
+      if (!seen) out.push_back({n.ref, n.part, n.parts});
     }
     if (n.a >= 0) stack.push_back(n.a);
     if (n.b >= 0) stack.push_back(n.b);
@@ -27,14 +26,14 @@ constexpr void collect_reads(const program_view& p, std::int32_t root, detail::d
 // The regions statement `s` reads, each once (none for a sync statement).
 // The builder stored them with the statement, so this is a lookup.
 constexpr detail::array_view<region> reads_of(const program_view& p, const statement& s) {
-  if (!accesses_buffers(s.kind)) return {};
+  if (s.kind > stmt_kind::step) return {};
   return p.accesses.subspan(static_cast<std::size_t>(s.accesses_first),
                             static_cast<std::size_t>(s.reads_count));
 }
 
 // The regions statement `s` writes (an assignment: its target's).
 constexpr detail::array_view<region> writes_of(const program_view& p, const statement& s) {
-  if (!accesses_buffers(s.kind)) return {};
+  if (s.kind > stmt_kind::step) return {};
   return p.accesses.subspan(static_cast<std::size_t>(s.accesses_first + s.reads_count),
                             static_cast<std::size_t>(s.writes_count));
 }

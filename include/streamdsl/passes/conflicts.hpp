@@ -41,6 +41,7 @@ class region_keys {
       }
   }
   constexpr std::size_t size() const { return buffers_ + chunks_.size(); }
+  constexpr bool any_chunks() const { return !chunks_.empty(); }
   constexpr std::int32_t key_of(const ir::region& r) const { return ir::is_whole(r) ? r.buffer : find(r); }
   // Calls f(key) for each region that overlaps r: the whole buffer and its
   // chunks that meet r.

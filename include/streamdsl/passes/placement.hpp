@@ -128,17 +128,22 @@ constexpr move_candidate find_consumer(const ir::program_view& p, const kernel_p
 class access_sets {
  public:
   explicit constexpr access_sets(std::size_t buffers) : read_(buffers, false), written_(buffers, false) {}
-  // Whole buffers: a move is judged per buffer, whatever the regions.
+  // Whole buffers: a move is judged per buffer, whatever the regions. (The
+  // accesses are indexed in place, not through reads_of and writes_of: this
+  // runs for every statement of every candidate move.)
   constexpr void add(const ir::program_view& p, const ir::statement& s) {
-    for (const auto& r : ir::reads_of(p, s)) read_[static_cast<std::size_t>(r.buffer)] = true;
-    for (const auto& r : ir::writes_of(p, s)) written_[static_cast<std::size_t>(r.buffer)] = true;
+    const auto* a = p.accesses.data() + s.accesses_first;
+    for (std::int32_t i = 0; i < s.reads_count; ++i) read_[static_cast<std::size_t>(a[i].buffer)] = true;
+    for (std::int32_t i = s.reads_count; i < s.reads_count + s.writes_count; ++i)
+      written_[static_cast<std::size_t>(a[i].buffer)] = true;
   }
   constexpr bool conflicts(const ir::program_view& p, const ir::statement& s) const {
-    for (const auto& r : ir::writes_of(p, s))
-      if (read_[static_cast<std::size_t>(r.buffer)] || written_[static_cast<std::size_t>(r.buffer)])
+    const auto* a = p.accesses.data() + s.accesses_first;
+    for (std::int32_t i = 0; i < s.reads_count; ++i)
+      if (written_[static_cast<std::size_t>(a[i].buffer)]) return true;
+    for (std::int32_t i = s.reads_count; i < s.reads_count + s.writes_count; ++i)
+      if (read_[static_cast<std::size_t>(a[i].buffer)] || written_[static_cast<std::size_t>(a[i].buffer)])
         return true;
-    for (const auto& r : ir::reads_of(p, s))
-      if (written_[static_cast<std::size_t>(r.buffer)]) return true;
     return false;
   }
 
@@ -167,7 +172,7 @@ constexpr bool move_is_safe(const ir::program_view& p, const happens_before& hb,
     moved.add(p, p.stmts[parts.stmts[static_cast<std::size_t>(producer.first + j)]]);
   for (std::int32_t x = 0; x < static_cast<std::int32_t>(p.stmts.size()); ++x) {
     const auto& s = p.stmts[x];
-    if (!ir::accesses_buffers(s.kind) || parts.kernel_of[static_cast<std::size_t>(x)] == c.producer) continue;
+    if (s.kind > ir::stmt_kind::step || parts.kernel_of[static_cast<std::size_t>(x)] == c.producer) continue;
     if (!moved.conflicts(p, s)) continue;
     if (x >= first && x < to) return false;
     if (x < to ? !hb.ordered(x, to) : (x != to && !hb.ordered(to, x))) return false;
@@ -207,14 +212,14 @@ constexpr bool orders_a_conflict(const ir::program_view& p, const happens_before
   bool any = false;
   for (std::int32_t a = 0; a < record; ++a) {
     const auto& s = p.stmts[a];
-    if (!ir::accesses_buffers(s.kind) || !hb.ordered(a, record) || hb.ordered(a, w)) continue;
+    if (s.kind > ir::stmt_kind::step || !hb.ordered(a, record) || hb.ordered(a, w)) continue;
     made_known.add(p, s);
     any = true;
   }
   if (!any) return false;
   for (std::int32_t x = w + 1; x < static_cast<std::int32_t>(p.stmts.size()); ++x) {
     const auto& s = p.stmts[x];
-    if (ir::accesses_buffers(s.kind) && hb.ordered(w, x) && made_known.conflicts(p, s)) return true;
+    if (s.kind <= ir::stmt_kind::step && hb.ordered(w, x) && made_known.conflicts(p, s)) return true;
   }
   return false;
 }
