@@ -24,6 +24,9 @@ enum class error_kind : std::uint8_t {
   duplicate_name,
   reserved_name,
   race,
+  host_memory_in_expression,
+  family_index_out_of_range,
+  bad_family_size,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -43,6 +46,9 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::duplicate_name: return "duplicate_name";
     case error_kind::reserved_name: return "reserved_name";
     case error_kind::race: return "cross_stream_data_race";
+    case error_kind::host_memory_in_expression: return "host_memory_in_elementwise_statement";
+    case error_kind::family_index_out_of_range: return "family_index_out_of_range";
+    case error_kind::bad_family_size: return "family_size_must_be_positive";
   }
   return "?";
 }

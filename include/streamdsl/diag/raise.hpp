@@ -54,6 +54,11 @@ STREAMDSL_ERROR_TEMPLATE(reserved_name, "a declaration uses a reserved name ('ma
 STREAMDSL_ERROR_TEMPLATE(
     cross_stream_data_race,
     "two streams access one buffer, at least one of them writing, and nothing orders them")
+STREAMDSL_ERROR_TEMPLATE(
+    host_memory_in_elementwise_statement,
+    "an elementwise statement reads or writes a buffer in host memory; copy it to a device buffer first")
+STREAMDSL_ERROR_TEMPLATE(family_index_out_of_range, "a family of handles is indexed outside its members")
+STREAMDSL_ERROR_TEMPLATE(family_size_must_be_positive, "a family is declared with fewer than one member")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -88,6 +93,12 @@ constexpr bool raise() {
     return diag::duplicate_name<Message>::value;
   else if constexpr (Kind == error_kind::reserved_name)
     return diag::reserved_name<Message>::value;
+  else if constexpr (Kind == host_memory_in_expression)
+    return host_memory_in_elementwise_statement<Message>::value;
+  else if constexpr (Kind == error_kind::family_index_out_of_range)
+    return diag::family_index_out_of_range<Message>::value;
+  else if constexpr (Kind == bad_family_size)
+    return family_size_must_be_positive<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }
