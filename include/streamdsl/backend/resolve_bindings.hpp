@@ -241,7 +241,8 @@ inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF
     if (const auto b = plan.buffer_id(name); b >= 0) {
       named[static_cast<std::size_t>(b)] = 1;
       problems.add() << buffer_description{plan, b} << " is a single buffer, but is bound to a family of "
-                     << given.size() << " members; bind its memory with sd::bind(\"" << name << "\", data)";
+                     << given.size() << (given.size() == 1 ? " member" : " members")
+                     << "; bind its memory with sd::bind(\"" << name << "\", data)";
     } else {
       append_bindable_names(problems.add() << "unknown name " << quote{name}
                                            << ": the program has no buffer family called that (it binds ",
