@@ -31,8 +31,8 @@ struct buffer_info {
   name_ref name;
   access kind = access::input;
   dtype type = dtype::float32;
-  std::int32_t domain = 0;  // -1: a 0-d buffer (one element, broadcast when read)
-  memory_space space = memory_space::device;
+  memory_space space = memory_space::device;  // beside the other bytes: no padding
+  std::int32_t domain = 0;                    // -1: a 0-d buffer (one element, broadcast when read)
   // A member of a family (p.inputs<T>("x", k)) is called x[i]; the members
   // of one family are declared one after another, so x[0] is buffer id - i.
   std::int32_t family_index = -1;  // i, or -1: not a member of a family
