@@ -37,16 +37,36 @@ class binding {
     return b;
   }
 
+  // One member of a family binding: `count` elements at `data`.
+  struct member {
+    const void* data = nullptr;
+    std::size_t count = 0;
+  };
+  // Memory for a family of buffers (p.inputs<T>("x", k)): members[i] for x[i].
+  static binding family(detail::string_view name, dtype type, detail::dyn_array<member> members,
+                        bool read_only) {
+    binding b(name, type);
+    b.is_family_ = true;
+    b.read_only_ = read_only;
+    b.count_ = members.size();
+    b.members_ = static_cast<detail::dyn_array<member>&&>(members);
+    return b;
+  }
+
   // An empty binding (it names nothing), so that containers can hold bindings.
   binding() = default;
 
   detail::string_view name() const { return name_.view(); }
   dtype type() const { return type_; }
   bool is_param() const { return is_param_; }
+  bool is_family() const { return is_family_; }
+  // A family's members, in order (empty for any other binding).
+  detail::array_view<member> members() const { return members_; }
   bool read_only() const { return read_only_; }
   const void* data() const { return is_param_ ? static_cast<const void*>(value_) : data_; }
   // Writable memory; only meaningful when !read_only().
   void* mutable_data() const { return read_only_ ? nullptr : const_cast<void*>(data_); }
+  // Elements; for a family, members.
   std::size_t size() const { return count_; }
   // The param's value as raw bytes of type(): size_of(type()) of them.
   const unsigned char* value_bytes() const { return value_; }
@@ -57,10 +77,12 @@ class binding {
   detail::owned_string name_;  // owned: the caller's string may be a temporary
   dtype type_ = dtype::float32;
   bool is_param_ = false;
+  bool is_family_ = false;
   bool read_only_ = false;
   const void* data_ = nullptr;
   std::size_t count_ = 0;
   alignas(8) unsigned char value_[8]{};
+  detail::dyn_array<member> members_;  // a family's
 };
 
 // What executors take: a list of bindings, from any contiguous container of
@@ -108,6 +130,87 @@ binding bind(detail::string_view name, R&& data) {
   return bind(name, data.data(), static_cast<std::size_t>(data.size()));
 }
 
+// --- families ----------------------------------------------------------------
+// A family of buffers binds from one container with a member per element, in
+// order: spans or contiguous containers (std::vector<std::span<float>>, an
+// array of std::vector<float>), or (pointer, extent) pairs
+// (std::vector<std::pair<float*, std::size_t>>), or pointers and one extent
+// (sd::bind("x", pointers, n)). Const elements bind read-only memory.
+namespace detail {
+template <class R>
+auto first_member(R& r) -> decltype(*r.begin());
+template <class T, std::size_t N>
+T& first_member(T (&r)[N]);
+template <class R>
+using member_of = std::remove_reference_t<decltype(first_member(std::declval<R&>()))>;
+
+template <class M>
+concept pointer_extent_pair = requires(M& m) {
+  requires std::is_pointer_v<std::remove_cvref_t<decltype(m.first)>>;
+  requires element_type<std::remove_pointer_t<std::remove_cvref_t<decltype(m.first)>>>;
+  static_cast<std::size_t>(m.second);
+};
+template <class M>
+concept family_member = element_range<M> || pointer_extent_pair<M>;
+
+template <class R>
+concept family_range = requires {
+  typename member_of<R>;
+}
+&&family_member<member_of<R>>;
+
+// The element type of a member, const when the memory is read-only.
+template <class M>
+struct member_element {
+  using type = std::remove_reference_t<decltype(*std::declval<M&>().data())>;
+};
+template <pointer_extent_pair M>
+struct member_element<M> {
+  using type = std::remove_pointer_t<std::remove_cvref_t<decltype(std::declval<M&>().first)>>;
+};
+
+template <class M>
+binding::member memory_of(M& m) {
+  if constexpr (pointer_extent_pair<M>)
+    return {m.first, static_cast<std::size_t>(m.second)};
+  else
+    return {m.data(), static_cast<std::size_t>(m.size())};
+}
+}  // namespace detail
+
+template <class R>
+  requires(detail::family_range<std::remove_reference_t<R>>)
+binding bind(detail::string_view name, R&& members) {
+  using range = std::remove_reference_t<R>;
+  using member = detail::member_of<range>;  // const in a const container: read-only memory
+  // The pointers are copied out of the container here, so a temporary one
+  // is fine unless it owns the members' memory (a std::vector of vectors;
+  // a span of them is a view).
+  static_assert(
+      std::is_lvalue_reference_v<R> || requires { std::remove_cv_t<range>::extent; } ||
+          detail::pointer_extent_pair<member> || requires { std::remove_cv_t<member>::extent; },
+      "streamdsl: sd::bind of a temporary container of containers: the members' elements would be freed "
+      "before the executor uses them; bind a named container, or a container of spans of them");
+  using T = typename detail::member_element<member>::type;
+  detail::dyn_array<binding::member> list;
+  for (auto& m : members) list.push_back(detail::memory_of(m));
+  return binding::family(name, dtype_v<T>, static_cast<detail::dyn_array<binding::member>&&>(list),
+                         std::is_const_v<T>);
+}
+
+// Pointers, one per member, each to `n` elements (members of one domain
+// have one extent). The pointers are copied here.
+template <class R>
+  requires(std::is_pointer_v<std::remove_cv_t<detail::member_of<std::remove_reference_t<R>>>>&& element_type<
+           std::remove_pointer_t<std::remove_cv_t<detail::member_of<std::remove_reference_t<R>>>>>)
+binding bind(detail::string_view name, R&& pointers, std::size_t n) {
+  using T = std::remove_pointer_t<std::remove_cv_t<detail::member_of<std::remove_reference_t<R>>>>;
+  detail::dyn_array<binding::member> list;
+  for (auto p : pointers) list.push_back({p, n});
+  return binding::family(name, dtype_v<T>, static_cast<detail::dyn_array<binding::member>&&>(list),
+                         std::is_const_v<T>);
+}
+
 // A param's value. The type must be the param's own (sd::bind("alpha", 2.0f)
 // for a float param): a mismatch is a binding_error, not a silent conversion.
 template <element_type T>
@@ -119,14 +222,16 @@ binding bind(detail::string_view name, T value) {
 // Anything else, e.g. std::vector<bool> (its bits are packed: there is no bool
 // array to bind): a sentence instead of a list of candidates.
 template <class R>
-  requires(!element_type<std::remove_cvref_t<R>> && !detail::element_range<std::remove_reference_t<R>>)
+  requires(!element_type<std::remove_cvref_t<R>> && !detail::element_range<std::remove_reference_t<R>> &&
+           !detail::family_range<std::remove_reference_t<R>>)
 binding bind(detail::string_view, R&&) {
   static_assert(
       sizeof(R) == 0,
       "streamdsl: sd::bind takes a pointer and a count, a C array, a contiguous container of an element "
       "type (data() and size(): std::vector, std::span, ...) or a param value. std::vector<bool> packs its "
       "bits and has no bool array: bind a std::span<bool> or a bool array instead. thrust::device_vector "
-      "needs <streamdsl/backend/cuda/device_bindings.hpp>");
+      "needs <streamdsl/backend/cuda/device_bindings.hpp>. A family binds from a container of spans or of "
+      "(pointer, extent) pairs");
   return binding::buffer({}, dtype::float32, nullptr, 0, true);
 }
 

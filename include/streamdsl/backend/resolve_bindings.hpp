@@ -45,8 +45,38 @@ struct buffer_description {
   const auto& info = d.plan.ir.buffers[static_cast<std::size_t>(d.buffer)];
   out << ir::name_of(info.kind) << " buffer " << quote{d.plan.ir.buffer_name(d.buffer)} << " ("
       << name_of(info.type);
-  if (info.domain < 0) return out << ", 0-d)";
-  return out << ", domain " << quote{d.plan.ir.domain_name(info.domain)} << ')';
+  if (info.domain < 0)
+    out << ", 0-d";
+  else
+    out << ", domain " << quote{d.plan.ir.domain_name(info.domain)};
+  if (ir::is_host(info.space)) out << ", " << ir::memory_name(info.space);
+  return out << ')';
+}
+
+// "input buffer family 'x' (64 members, float, domain 'n')", given x[0].
+struct family_description {
+  const plan_view& plan;
+  std::int32_t first;
+};
+[[gnu::cold]] inline text& operator<<(text& out, family_description d) {
+  const auto& info = d.plan.ir.buffers[static_cast<std::size_t>(d.first)];
+  const auto member = d.plan.ir.buffer_name(d.first);
+  out << ir::name_of(info.kind) << " buffer family " << quote{member.substr(0, member.size() - 3)} << " ("
+      << info.family_size << (info.family_size == 1 ? " member, " : " members, ") << name_of(info.type);
+  if (info.domain < 0)
+    out << ", 0-d";
+  else
+    out << ", domain " << quote{d.plan.ir.domain_name(info.domain)};
+  if (ir::is_host(info.space)) out << ", " << ir::memory_name(info.space);
+  return out << ')';
+}
+
+// The id of x[0] of the family called `name`, or -1.
+inline std::int32_t family_first(const plan_view& plan, detail::string_view name) {
+  text member;
+  member << name << "[0]";
+  const auto b = plan.buffer_id(member.view());
+  return b >= 0 && plan.ir.buffers[static_cast<std::size_t>(b)].family_index == 0 ? b : -1;
 }
 
 // "param 'k' (float)"
@@ -80,12 +110,19 @@ inline std::int32_t param_id(const plan_view& plan, detail::string_view name) {
   return -1;
 }
 
-// The names a caller can bind, for the "unknown name" message.
+// The names a caller can bind, for the "unknown name" message (a family
+// once, by its name).
 [[gnu::cold]] inline text& append_bindable_names(text& out, const plan_view& plan) {
   bool any = false;
   for (std::size_t b = 0; b < plan.ir.buffers.size(); ++b) {
-    if (plan.ir.buffers[b].kind == ir::access::temp) continue;
-    out << (any ? ", " : "") << quote{plan.ir.buffer_name(static_cast<std::int32_t>(b))};
+    const auto& info = plan.ir.buffers[b];
+    if (info.kind == ir::access::temp || info.family_index > 0) continue;
+    const auto name = plan.ir.buffer_name(static_cast<std::int32_t>(b));
+    out << (any ? ", " : "");
+    if (info.family_index == 0)
+      out << quote{name.substr(0, name.size() - 3)} << " (a family of " << info.family_size << ')';
+    else
+      out << quote{name};
     any = true;
   }
   for (const auto& p : plan.ir.params) {
@@ -191,6 +228,74 @@ inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF
   if (given.type() != info.type)
     problems.add() << what << " is bound to a " << name_of(given.type()) << " value; write sd::bind(\""
                    << name << "\", " << name_of(info.type) << "(...))";
+}
+
+// A binding of a family: one line for what concerns the whole family (its
+// size, type, access), the member checks (null, alignment, extents) per
+// member, naming it. Marks the members named.
+[[gnu::cold]] inline void resolve_family(const plan_view& plan, const binding& given, resolved_bindings& r,
+                                         detail::dyn_array<unsigned char>& bound,
+                                         detail::dyn_array<unsigned char>& named, problem_list& problems) {
+  const auto name = given.name();
+  const auto first = family_first(plan, name);
+  if (first < 0) {
+    if (const auto b = plan.buffer_id(name); b >= 0) {
+      named[static_cast<std::size_t>(b)] = 1;
+      problems.add() << buffer_description{plan, b} << " is a single buffer, but is bound to a family of "
+                     << given.size() << (given.size() == 1 ? " member" : " members")
+                     << "; bind its memory with sd::bind(\"" << name << "\", data)";
+    } else {
+      append_bindable_names(problems.add() << "unknown name " << quote{name}
+                                           << ": the program has no buffer family called that (it binds ",
+                            plan)
+          << ')';
+    }
+    return;
+  }
+  const auto& info = plan.ir.buffers[static_cast<std::size_t>(first)];
+  const auto size = static_cast<std::size_t>(info.family_size);
+  for (std::size_t i = 0; i < size; ++i) {
+    auto& n = named[static_cast<std::size_t>(first) + i];
+    if (n)
+      problems.add() << quote{plan.ir.buffer_name(first + static_cast<std::int32_t>(i))}
+                     << " is bound more than once (alone and in its family's binding)";
+    n = 1;
+  }
+  const family_description what{plan, first};
+  if (info.kind == ir::access::temp) {
+    problems.add() << what
+                   << " is a temp family of the program: the executor places temps in its own workspace, so "
+                      "they cannot be bound; remove this binding or declare it p.outputs<T>(...)";
+    return;
+  }
+  if (given.size() != size) {
+    problems.add() << what << " is bound to " << given.size() << (given.size() == 1 ? " member" : " members")
+                   << "; bind exactly one span (or pointer and extent) per member, " << name << "[0] to "
+                   << name << '[' << size - 1 << "], in order";
+    return;
+  }
+  if (given.type() != info.type) {
+    problems.add() << what << " is bound to " << name_of(given.type()) << " data; bind " << name_of(info.type)
+                   << " elements";
+    return;
+  }
+  if (given.read_only() && info.kind != ir::access::input) {
+    problems.add() << what
+                   << " is bound to read-only (const) memory, but the program writes it; bind mutable data";
+    return;
+  }
+  for (std::size_t i = 0; i < size; ++i) {
+    const auto b = first + static_cast<std::int32_t>(i);
+    const auto& m = given.members()[i];
+    const auto idx = static_cast<std::size_t>(b);
+    bound[idx] = check_buffer_binding(
+        plan, b, binding::buffer(plan.ir.buffer_name(b), given.type(), m.data, m.count, given.read_only()),
+        problems);
+    if (bound[idx]) {
+      r.buffer_data[idx] = const_cast<void*>(m.data);
+      r.buffer_count[idx] = m.count;
+    }
+  }
 }
 
 // Buffers of one domain have one extent; the first bound buffer sets it.
@@ -308,6 +413,7 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
                       detail::dyn_array<std::size_t>(plan.ir.domains.size(), 0),
                       detail::dyn_array<const binding*>(plan.ir.params.size(), nullptr)};
   detail::dyn_array<unsigned char> bound(buffers, 0);  // per buffer: bound to memory the checks accept
+  detail::dyn_array<unsigned char> named(buffers, 0);  // per buffer: a binding names it (accepted or not)
   problem_list problems;
 
   for (std::size_t i = 0; i < bindings.size(); ++i) {
@@ -318,8 +424,16 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
       problems.add() << quote{given.name()} << " is bound more than once";
       continue;
     }
-    if (const auto b = plan.buffer_id(given.name()); b >= 0) {
+    if (given.is_family()) {
+      resolve_family(plan, given, r, bound, named, problems);
+    } else if (const auto b = plan.buffer_id(given.name()); b >= 0) {
       const auto idx = static_cast<std::size_t>(b);
+      if (named[idx]) {  // a family member, bound in its family's binding too
+        problems.add() << quote{given.name()}
+                       << " is bound more than once (alone and in its family's binding)";
+        continue;
+      }
+      named[idx] = 1;
       bound[idx] = check_buffer_binding(plan, b, given, problems);
       if (bound[idx]) {
         r.buffer_data[idx] = const_cast<void*>(given.data());
@@ -328,6 +442,16 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
     } else if (const auto p = param_id(plan, given.name()); p >= 0) {
       check_param_binding(plan, p, given, problems);
       r.param_value[static_cast<std::size_t>(p)] = &given;
+    } else if (const auto f = family_first(plan, given.name()); f >= 0) {
+      const auto size = plan.ir.buffers[static_cast<std::size_t>(f)].family_size;
+      for (std::int32_t m = 0; m < size; ++m) named[static_cast<std::size_t>(f + m)] = 1;
+      problems.add()
+          << family_description{plan, f} << " is bound to "
+          << (given.is_param() ? "a single value" : "one buffer's memory")
+          << "; bind one piece of memory per member: sd::bind(\"" << given.name()
+          << "\", members) with a container of spans or of (pointer, extent) pairs, or each member "
+             "alone as sd::bind(\""
+          << given.name() << "[0]\", ...)";
     } else {
       append_bindable_names(problems.add() << "unknown name " << quote{given.name()}
                                            << ": the program has no buffer or param called that (it binds ",
@@ -335,13 +459,21 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
           << ')';
     }
   }
+  // Bound under its name but rejected above: already reported. A family
+  // none of whose members is named is missing as a whole: one line.
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(buffers); ++b) {
     const auto& info = plan.ir.buffers[static_cast<std::size_t>(b)];
-    if (info.kind != ir::access::temp && !bound[static_cast<std::size_t>(b)]) {
-      bool named = false;  // bound under its name but rejected above: already reported
-      for (const auto& given : bindings) named = named || given.name() == plan.ir.buffer_name(b);
-      if (!named) problems.add() << "missing binding for " << buffer_description{plan, b};
+    if (info.kind == ir::access::temp || named[static_cast<std::size_t>(b)]) continue;
+    if (info.family_index == 0) {
+      bool any = false;
+      for (std::int32_t m = 1; m < info.family_size; ++m) any = any || named[static_cast<std::size_t>(b + m)];
+      if (!any) {
+        problems.add() << "missing binding for " << family_description{plan, b};
+        b += info.family_size - 1;
+        continue;
+      }
     }
+    problems.add() << "missing binding for " << buffer_description{plan, b};
   }
   for (std::size_t p = 0; p < plan.ir.params.size(); ++p)
     if (r.param_value[p] == nullptr)

@@ -28,6 +28,9 @@ enum class error_kind : std::uint8_t {
   chunk_mismatch,
   copy_mismatch,
   copy_overlap,
+  host_memory_in_expression,
+  family_index_out_of_range,
+  bad_family_size,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -51,6 +54,9 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::chunk_mismatch: return "elementwise_chunk_sizes_differ";
     case error_kind::copy_mismatch: return "copy_source_and_destination_differ";
     case error_kind::copy_overlap: return "copy_source_overlaps_destination";
+    case error_kind::host_memory_in_expression: return "host_memory_in_elementwise_statement";
+    case error_kind::family_index_out_of_range: return "family_index_out_of_range";
+    case error_kind::bad_family_size: return "family_size_must_be_positive";
   }
   return "?";
 }

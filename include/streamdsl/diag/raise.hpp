@@ -61,6 +61,11 @@ STREAMDSL_ERROR_TEMPLATE(copy_source_and_destination_differ,
                          "sd::copy(dst, src) between different element types or sizes")
 STREAMDSL_ERROR_TEMPLATE(copy_source_overlaps_destination,
                          "sd::copy(dst, src) whose source and destination overlap")
+STREAMDSL_ERROR_TEMPLATE(
+    host_memory_in_elementwise_statement,
+    "an elementwise statement reads or writes a buffer in host memory; copy it to a device buffer first")
+STREAMDSL_ERROR_TEMPLATE(family_index_out_of_range, "a family of handles is indexed outside its members")
+STREAMDSL_ERROR_TEMPLATE(family_size_must_be_positive, "a family is declared with fewer than one member")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -103,6 +108,12 @@ constexpr bool raise() {
     return copy_source_and_destination_differ<Message>::value;
   else if constexpr (Kind == copy_overlap)
     return copy_source_overlaps_destination<Message>::value;
+  else if constexpr (Kind == host_memory_in_expression)
+    return host_memory_in_elementwise_statement<Message>::value;
+  else if constexpr (Kind == error_kind::family_index_out_of_range)
+    return diag::family_index_out_of_range<Message>::value;
+  else if constexpr (Kind == bad_family_size)
+    return family_size_must_be_positive<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

@@ -1,17 +1,22 @@
 #pragma once
 // Buffer handles. `y = expr` appends an elementwise statement on the current
-// stream; the handle itself is just (builder, id) and is copied freely.
+// stream; the handle itself is just (builder, id) and is copied freely. The
+// memory space is part of the type: an elementwise statement over a host
+// buffer is a compile error (builder_state::assign says to copy first).
 #include "chunk.hpp"
 #include "domain.hpp"
 #include "expr.hpp"
+#include "memory_space.hpp"
 
 namespace streamdsl {
 
-template <element_type T, ir::access A>
+template <element_type T, ir::access A, detail::memory_space_tag Space = device>
 class buffer {
  public:
   using value_type = T;
+  using space_type = Space;
   static constexpr ir::access kind = A;
+  static constexpr ir::memory_space space = Space::value;
 
   constexpr buffer(detail::builder_state* state, std::int32_t id) : state_(state), id_(id) {}
   constexpr buffer(const buffer&) = default;
@@ -59,12 +64,13 @@ class buffer {
   std::int32_t id_;
 };
 
-template <class T>
-using input = buffer<T, ir::access::input>;
-template <class T>
-using output = buffer<T, ir::access::output>;
-template <class T>
-using inout = buffer<T, ir::access::inout>;
+template <class T, class Space = device>
+using input = buffer<T, ir::access::input, Space>;
+template <class T, class Space = device>
+using output = buffer<T, ir::access::output, Space>;
+template <class T, class Space = device>
+using inout = buffer<T, ir::access::inout, Space>;
+// Temps live in the executor's device workspace: no space to choose.
 template <class T>
 using temp = buffer<T, ir::access::temp>;
 

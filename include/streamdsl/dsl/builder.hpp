@@ -9,6 +9,8 @@
 #include "buffer.hpp"
 #include "domain.hpp"
 #include "event.hpp"
+#include "family.hpp"
+#include "memory_space.hpp"
 #include "param.hpp"
 #include "stream.hpp"
 
@@ -16,24 +18,62 @@ namespace streamdsl {
 
 class builder : private detail::builder_state {
  public:
-  // Buffers bound by the caller at run time.
-  template <element_type T>
-  constexpr streamdsl::input<T> input(detail::string_view name, streamdsl::domain d = {}) {
-    return {this, access::add_buffer(*this, name, ir::access::input, dtype_v<T>, d.id)};
+  // Buffers bound by the caller at run time, in device memory unless a
+  // space says otherwise: p.input<float, sd::pinned>("h").
+  template <element_type T, detail::memory_space_tag Space = device>
+  constexpr streamdsl::input<T, Space> input(detail::string_view name, streamdsl::domain d = {}) {
+    return {this, access::add_buffer(*this, name, ir::access::input, dtype_v<T>, d.id, Space::value)};
   }
-  template <element_type T>
-  constexpr streamdsl::output<T> output(detail::string_view name, streamdsl::domain d = {}) {
-    return {this, access::add_buffer(*this, name, ir::access::output, dtype_v<T>, d.id)};
+  template <element_type T, detail::memory_space_tag Space = device>
+  constexpr streamdsl::output<T, Space> output(detail::string_view name, streamdsl::domain d = {}) {
+    return {this, access::add_buffer(*this, name, ir::access::output, dtype_v<T>, d.id, Space::value)};
   }
-  template <element_type T>
-  constexpr streamdsl::inout<T> inout(detail::string_view name, streamdsl::domain d = {}) {
-    return {this, access::add_buffer(*this, name, ir::access::inout, dtype_v<T>, d.id)};
+  template <element_type T, detail::memory_space_tag Space = device>
+  constexpr streamdsl::inout<T, Space> inout(detail::string_view name, streamdsl::domain d = {}) {
+    return {this, access::add_buffer(*this, name, ir::access::inout, dtype_v<T>, d.id, Space::value)};
   }
-  // Program-owned: the compiler decides where (and whether) it is stored.
-  template <element_type T>
+  // Program-owned: the compiler decides where (and whether) it is stored,
+  // always in the executor's device workspace (see temps_live_on_the_device).
+  template <element_type T, detail::memory_space_tag Space = device>
   constexpr streamdsl::temp<T> temp(detail::string_view name, streamdsl::domain d = {}) {
+    temps_live_on_the_device<Space>();
     return {this, access::add_buffer(*this, name, ir::access::temp, dtype_v<T>, d.id)};
   }
+
+  // Families: `auto x = p.inputs<float>("x", 64)` declares x[0] ... x[63]
+  // (a space and a domain as for one buffer); x[i] is an sd::input<float>.
+  template <element_type T, detail::memory_space_tag Space = device>
+  constexpr family<streamdsl::input<T, Space>> inputs(detail::string_view name, std::int64_t count,
+                                                      streamdsl::domain d = {}) {
+    return buffer_family<streamdsl::input<T, Space>>(name, count, d);
+  }
+  template <element_type T, detail::memory_space_tag Space = device>
+  constexpr family<streamdsl::output<T, Space>> outputs(detail::string_view name, std::int64_t count,
+                                                        streamdsl::domain d = {}) {
+    return buffer_family<streamdsl::output<T, Space>>(name, count, d);
+  }
+  template <element_type T, detail::memory_space_tag Space = device>
+  constexpr family<streamdsl::inout<T, Space>> inouts(detail::string_view name, std::int64_t count,
+                                                      streamdsl::domain d = {}) {
+    return buffer_family<streamdsl::inout<T, Space>>(name, count, d);
+  }
+  template <element_type T, detail::memory_space_tag Space = device>
+  constexpr family<streamdsl::temp<T>> temps(detail::string_view name, std::int64_t count,
+                                             streamdsl::domain d = {}) {
+    temps_live_on_the_device<Space>();
+    return buffer_family<streamdsl::temp<T>>(name, count, d);
+  }
+  constexpr family<streamdsl::stream> streams(detail::string_view name, std::int64_t count) {
+    const auto first = access::add_stream_family(*this, name, count);
+    return {this, access::family_of::streams, first,
+            static_cast<std::int32_t>(access::ir(*this).streams.size()) - first};
+  }
+  constexpr family<streamdsl::event> events(detail::string_view name, std::int64_t count) {
+    const auto first = access::add_event_family(*this, name, count);
+    return {this, access::family_of::events, first,
+            static_cast<std::int32_t>(access::ir(*this).events.size()) - first};
+  }
+
   template <element_type T>
   constexpr streamdsl::param<T> param(detail::string_view name) {
     return {this, access::add_param(*this, name, dtype_v<T>)};
@@ -60,6 +100,25 @@ class builder : private detail::builder_state {
  private:
   using access = detail::builder_access;
   friend struct detail::builder_access;
+
+  // Temps are placed by the memory plan in the executor's workspace, which
+  // is device memory: a host temp could only be reached by copies, and a
+  // caller-bound pinned output does that job.
+  template <class Space>
+  static constexpr void temps_live_on_the_device() {
+    static_assert(std::same_as<Space, device>,
+                  "streamdsl: a temp lives in the executor's device workspace and takes no memory space; "
+                  "for host memory declare a caller-bound buffer, e.g. p.output<float, sd::pinned>(\"h\"), "
+                  "and fill it with sd::copy");
+  }
+
+  template <class Buffer>
+  constexpr family<Buffer> buffer_family(detail::string_view name, std::int64_t count, streamdsl::domain d) {
+    using T = typename Buffer::value_type;
+    const auto first =
+        access::add_buffer_family(*this, name, count, Buffer::kind, dtype_v<T>, d.id, Buffer::space);
+    return {this, access::family_of::buffers, first, access::ir(*this).buffers[first].family_size};
+  }
 };
 
 namespace detail {

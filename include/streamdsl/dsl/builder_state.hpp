@@ -46,6 +46,10 @@ class builder_state {
 
   // `what` says what is declared ("output buffer", "event"), for messages.
   constexpr ir::name_ref declare_name(detail::string_view name, declared kind, detail::string_view what) {
+    check_name(name, kind, what);
+    return ir.intern(name);
+  }
+  constexpr void check_name(detail::string_view name, declared kind, detail::string_view what) {
     if (!valid_identifier(name)) {
       fail(diag::error_kind::invalid_name, messages::invalid_name(name, what, names_));
     } else if (reserved(name, kind)) {
@@ -55,13 +59,16 @@ class builder_state {
            messages::duplicate_name(name, what, names_.declared_as(static_cast<std::size_t>(i))));
     }
     names_.add(name, what);
-    return ir.intern(name);
   }
 
   constexpr std::int32_t add_buffer(detail::string_view name, ir::access kind, dtype type,
-                                    std::int32_t domain) {
-    ir.buffers.push_back(
-        {declare_name(name, declared::buffer, messages::buffer_kind_name(kind)), kind, type, domain});
+                                    std::int32_t domain, ir::memory_space space = ir::memory_space::device) {
+    return push_buffer(
+        {declare_name(name, declared::buffer, messages::buffer_kind_name(kind)), kind, type, space, domain});
+  }
+  constexpr std::int32_t push_buffer(const ir::buffer_info& b) {
+    any_host_buffer_ = any_host_buffer_ || ir::is_host(b.space);
+    ir.buffers.push_back(b);
     whole_written_.push_back(false);
     return static_cast<std::int32_t>(ir.buffers.size() - 1);
   }
@@ -81,6 +88,71 @@ class builder_state {
   constexpr std::int32_t add_domain(detail::string_view name) {
     ir.domains.push_back({declare_name(name, declared::domain, "domain")});
     return static_cast<std::int32_t>(ir.domains.size() - 1);
+  }
+
+  // --- families -------------------------------------------------------------
+  // p.inputs<T>("x", k) and the like: the family's name is declared once; its
+  // members are called x[0] ... x[k-1], names no declaration can take ('['
+  // is not an identifier character), declared one after another.
+  enum class family_of : std::uint8_t { buffers, streams, events };
+
+  // The number of members to make: `count`, or 1 after a bad count (the
+  // error is reported; indexing the family stays safe).
+  constexpr std::int32_t declare_family(detail::string_view name, declared kind, detail::string_view what,
+                                        std::int64_t count) {
+    check_name(name, kind, what);
+    if (count >= 1 && count <= family_size_limit) return static_cast<std::int32_t>(count);
+    fail(diag::error_kind::bad_family_size, messages::bad_family_size(name, what, count, family_size_limit));
+    return 1;
+  }
+  static constexpr std::int64_t family_size_limit = 1 << 20;
+
+  constexpr ir::name_ref member_name(detail::string_view family, std::int32_t i) {
+    detail::text t;
+    t << family << '[' << i << ']';
+    return ir.intern(t.view());
+  }
+
+  // Returns the id of x[0].
+  constexpr std::int32_t add_buffer_family(detail::string_view name, std::int64_t count, ir::access kind,
+                                           dtype type, std::int32_t domain, ir::memory_space space) {
+    const auto size = declare_family(name, declared::buffer, messages::buffer_family_name(kind), count);
+    const auto first = static_cast<std::int32_t>(ir.buffers.size());
+    for (std::int32_t i = 0; i < size; ++i)
+      push_buffer({member_name(name, i), kind, type, space, domain, i, size});
+    return first;
+  }
+  constexpr std::int32_t add_stream_family(detail::string_view name, std::int64_t count) {
+    const auto size = declare_family(name, declared::stream, "stream family", count);
+    const auto first = static_cast<std::int32_t>(ir.streams.size());
+    for (std::int32_t i = 0; i < size; ++i) ir.streams.push_back({member_name(name, i)});
+    return first;
+  }
+  constexpr std::int32_t add_event_family(detail::string_view name, std::int64_t count) {
+    const auto size = declare_family(name, declared::event, "event family", count);
+    const auto first = static_cast<std::int32_t>(ir.events.size());
+    for (std::int32_t i = 0; i < size; ++i) {
+      ir.events.push_back({member_name(name, i), ir::event_role::user});
+      last_record.push_back(-1);
+    }
+    return first;
+  }
+
+  // The id of member `index` of the family whose x[0] is `first`; out of
+  // range is an error, and gives x[0] so that the program stays well formed.
+  constexpr std::int32_t family_member(family_of what, std::int32_t first, std::int32_t size,
+                                       std::int64_t index) {
+    if (index >= 0 && index < size) return first + static_cast<std::int32_t>(index);
+    ir::name_ref member = what == family_of::buffers   ? ir.buffers[first].name
+                          : what == family_of::streams ? ir.streams[first].name
+                                                       : ir.events[first].name;
+    member.length -= 3;  // "x[0]" -> "x"
+    const auto declared_as = what == family_of::buffers ? messages::buffer_family_name(ir.buffers[first].kind)
+                             : what == family_of::streams ? detail::string_view("stream family")
+                                                          : detail::string_view("event family");
+    fail(diag::error_kind::family_index_out_of_range,
+         messages::family_index_out_of_range(ir, current_stream, ir.name(member), declared_as, size, index));
+    return first;
   }
 
   // --- expressions ----------------------------------------------------------
@@ -229,8 +301,12 @@ class builder_state {
     const auto index = push(s);
     const auto& v = ir.nodes[value.node];
     const auto unwritten = unwritten_temp_read(s);
-    if (b.kind == ir::access::input)
-      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, target.buffer));
+    const auto host = host_buffer_in(s);
+    if (host >= 0)
+      fail(diag::error_kind::host_memory_in_expression,
+           messages::host_memory_in_statement(ir, index, host, host == buffer));
+    else if (b.kind == ir::access::input)
+      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, buffer));
     else if (unwritten >= 0)
       fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
     else if (!storable_without_cast(b.type, value.type))
@@ -311,6 +387,17 @@ class builder_state {
     ir.accesses.push_back(written);
   }
 
+  // The first buffer in host memory the assignment writes or reads, or -1:
+  // elementwise statements run on the device. A program without host
+  // buffers skips the scan (it cost the 200-statement program 3% memory).
+  constexpr std::int32_t host_buffer_in(const ir::statement& s) const {
+    if (!any_host_buffer_) return -1;
+    if (ir::is_host(ir.buffers[s.target].space)) return s.target;
+    for (const auto& r : ir::reads_of(ir::view_of(ir), s))
+      if (ir::is_host(ir.buffers[r.buffer].space)) return r.buffer;
+    return -1;
+  }
+
   // A temp region the statement reads that earlier statements did not write
   // in full: the temp's id, or -1.
   constexpr std::int32_t unwritten_temp_read(const ir::statement& s) const {
@@ -386,6 +473,7 @@ class builder_state {
   name_table names_;
   detail::dyn_array<bool> whole_written_;        // per buffer: a statement so far writes all of it
   detail::dyn_array<ir::region> written_parts_;  // the chunks of temps written so far
+  bool any_host_buffer_ = false;                 // some buffer is declared in host memory
 };
 
 // The way into an engine. Tiny inline forwards, one per operation, so that
@@ -417,8 +505,25 @@ struct builder_access {
   }
 
   static constexpr std::int32_t add_buffer(builder_state& s, string_view name, ir::access kind, dtype type,
-                                           std::int32_t domain) {
-    return s.add_buffer(name, kind, type, domain);
+                                           std::int32_t domain,
+                                           ir::memory_space space = ir::memory_space::device) {
+    return s.add_buffer(name, kind, type, domain, space);
+  }
+  using family_of = builder_state::family_of;
+  static constexpr std::int32_t add_buffer_family(builder_state& s, string_view name, std::int64_t count,
+                                                  ir::access kind, dtype type, std::int32_t domain,
+                                                  ir::memory_space space) {
+    return s.add_buffer_family(name, count, kind, type, domain, space);
+  }
+  static constexpr std::int32_t add_stream_family(builder_state& s, string_view name, std::int64_t count) {
+    return s.add_stream_family(name, count);
+  }
+  static constexpr std::int32_t add_event_family(builder_state& s, string_view name, std::int64_t count) {
+    return s.add_event_family(name, count);
+  }
+  static constexpr std::int32_t family_member(builder_state& s, family_of what, std::int32_t first,
+                                              std::int32_t size, std::int64_t index) {
+    return s.family_member(what, first, size, index);
   }
   static constexpr std::int32_t add_param(builder_state& s, string_view name, dtype type) {
     return s.add_param(name, type);

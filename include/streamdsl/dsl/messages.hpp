@@ -29,6 +29,16 @@ constexpr string_view buffer_kind_name(ir::access kind) {
   return "buffer";
 }
 
+constexpr string_view buffer_family_name(ir::access kind) {
+  switch (kind) {
+    case ir::access::input: return "input buffer family";
+    case ir::access::output: return "output buffer family";
+    case ir::access::inout: return "inout buffer family";
+    case ir::access::temp: return "temp buffer family";
+  }
+  return "buffer family";
+}
+
 // --- declarations -----------------------------------------------------------
 
 constexpr text invalid_name(string_view name, string_view what, const name_table& earlier) {
@@ -69,6 +79,31 @@ constexpr text duplicate_name(string_view name, string_view what, string_view ea
     << "' reuses the name of the earlier " << earlier_what
     << "; each buffer, param, stream, event and domain needs its own name, because names bind them at run "
        "time";
+  return t;
+}
+
+// `what`: "input buffer family", "stream family", ...
+constexpr text bad_family_size(string_view name, string_view what, std::int64_t count, std::int64_t limit) {
+  text t;
+  text shown;
+  diag::append_elided(shown, name, 60);
+  t << "the " << what << " '" << shown.view() << "' is declared with " << count
+    << " members; a family has 1 to " << limit << " members, " << shown.view() << "[0] to " << shown.view()
+    << "[k-1] for a size k";
+  return t;
+}
+
+// The family's members are name[0] ... name[size-1].
+constexpr text family_index_out_of_range(const ir::program& p, std::int32_t stream, string_view name,
+                                         string_view what, std::int32_t size, std::int64_t index) {
+  text shown;
+  diag::append_elided(shown, name, 60);
+  text t;
+  t << shown.view() << '[' << index << "] is out of range: the " << what << " '" << shown.view() << "' has "
+    << size << (size == 1 ? " member, " : " members, ") << shown.view() << "[0] to " << shown.view() << '['
+    << size - 1 << "] (indexed where statement #" << p.stmts.size() << " on stream '"
+    << p.name(p.streams[stream].name)
+    << "' is written); keep the index below the family's size, or declare the family with more members";
   return t;
 }
 
@@ -183,6 +218,24 @@ constexpr text write_to_input(const ir::program& p, std::int32_t stmt, std::int3
   t << " writes the input buffer '" << name << "', and inputs are read-only; declare it with p.inout<"
     << name_of(b.type) << ">(\"" << name << "\") to update it in place, or write the result to an "
     << "output or temp buffer";
+  return t;
+}
+
+// `written`: the statement writes `buffer` (else it reads it).
+constexpr text host_memory_in_statement(const ir::program& p, std::int32_t stmt, std::int32_t buffer,
+                                        bool written) {
+  const auto& b = p.buffers[buffer];
+  const auto name = p.name(b.name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << (written ? " writes the " : " reads the ") << buffer_kind_name(b.kind) << " '" << name
+    << "', which is in " << ir::memory_name(b.space) << ", and elementwise statements run on the device; ";
+  if (written)
+    t << "write a device buffer (e.g. p.temp<" << name_of(b.type) << ">) and copy it with `sd::copy(" << name
+      << ", d)`";
+  else
+    t << "copy it to a device buffer first with `sd::copy(d, " << name << ")` (d: e.g. p.temp<"
+      << name_of(b.type) << ">) and use d";
   return t;
 }
 

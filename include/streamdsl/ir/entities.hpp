@@ -4,6 +4,7 @@
 
 #include "../detail/string_view.hpp"
 #include "dtype.hpp"
+#include "memory_space.hpp"
 
 namespace streamdsl::ir {
 
@@ -30,7 +31,12 @@ struct buffer_info {
   name_ref name;
   access kind = access::input;
   dtype type = dtype::float32;
-  std::int32_t domain = 0;  // -1: a 0-d buffer (one element, broadcast when read)
+  memory_space space = memory_space::device;  // beside the other bytes: no padding
+  std::int32_t domain = 0;                    // -1: a 0-d buffer (one element, broadcast when read)
+  // A member of a family (p.inputs<T>("x", k)) is called x[i]; the members
+  // of one family are declared one after another, so x[0] is buffer id - i.
+  std::int32_t family_index = -1;  // i, or -1: not a member of a family
+  std::int32_t family_size = 0;    // k, or 0
 };
 
 struct param_info {

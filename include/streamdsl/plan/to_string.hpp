@@ -97,7 +97,8 @@ namespace detail {
   t << "buffers:\n";
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(v.buffers.size()); ++b) {
     const auto& info = v.buffers[b];
-    t.indent(4) << ir::name_of(info.kind) << ' ' << name_of(info.type) << ' ' << v.buffer_name(b);
+    t.indent(4) << ir::space_prefix(info.space) << ir::name_of(info.kind) << ' ' << name_of(info.type) << ' '
+                << v.buffer_name(b);
     if (info.domain >= 0)
       t << '[' << v.domain_name(info.domain) << ']';
     else

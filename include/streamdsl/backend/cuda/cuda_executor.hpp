@@ -155,7 +155,7 @@ class cuda_executor {
       if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
       cache_.plan_key = nullptr;  // stays invalid if validation throws
       const auto resolved = resolve_bindings(plan, bindings);
-      check_device_memory(plan, resolved);
+      check_memory_spaces(plan, resolved);
       cache_.bindings.assign(bindings.begin(), bindings.end());
       cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
       cache_.params.assign(plan.ir.params.size(), 0);
@@ -240,25 +240,50 @@ class cuda_executor {
       }
     }
 
-    // Rejects host memory for a buffer: it would fault on the device.
-    static void check_device_memory(const plan_view& plan, const resolved_bindings& resolved) {
-      detail::text problems;
+    // Checks each bound buffer's memory against its declared space (run once
+    // per distinct binding set, with the other checks, in prepare()):
+    // device buffers need memory the kernels can reach (device or managed),
+    // pinned ones page-locked host memory (for asynchronous copies), pageable
+    // ones any host memory (pinned and managed too).
+    static void check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved) {
+      using backend_detail::operator<<;
+      backend_detail::problem_list problems;
       for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
         if (resolved.buffer_data[b] == nullptr) continue;
         cudaPointerAttributes attr{};
         if (cudaPointerGetAttributes(&attr, resolved.buffer_data[b]) != cudaSuccess) {
-          cudaGetLastError();
+          (void)cudaGetLastError();  // not sticky: leave no trace for the caller's own checks
           attr.type = cudaMemoryTypeUnregistered;
         }
-        if (attr.type == cudaMemoryTypeUnregistered ||
-            (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
-          problems << (problems.size() == 0 ? "" : "\n  ") << "buffer '"
-                   << plan.ir.buffer_name(static_cast<std::int32_t>(b))
-                   << "' is bound to host memory the GPU cannot reach; bind device memory "
-                      "(cudaMalloc, thrust::device_vector) or mapped pinned memory";
+        const auto space = plan.ir.buffers[b].space;
+        const bool on_device = attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+        const bool ok = space == ir::memory_space::device   ? on_device
+                        : space == ir::memory_space::pinned ? attr.type == cudaMemoryTypeHost
+                                                            : attr.type != cudaMemoryTypeDevice;
+        if (ok) continue;
+        const backend_detail::buffer_description what{plan, static_cast<std::int32_t>(b)};
+        const auto name = plan.ir.buffer_name(static_cast<std::int32_t>(b));
+        auto& line = problems.add() << what << " is bound to "
+                                    << (attr.type == cudaMemoryTypeDevice    ? "device memory"
+                                        : attr.type == cudaMemoryTypeHost    ? "pinned host memory"
+                                        : attr.type == cudaMemoryTypeManaged ? "managed memory"
+                                                                             : "pageable host memory")
+                                    << ", but ";
+        if (space == ir::memory_space::device)
+          line << "it is declared in device memory, where kernels read and write it; bind device memory "
+                  "(cudaMalloc, thrust::device_vector), or declare it in host memory (sd::pinned) and copy "
+                  "it to a device buffer with sd::copy";
+        else if (space == ir::memory_space::pinned && attr.type != cudaMemoryTypeDevice)
+          line << "it is declared sd::pinned, so that copies of it are asynchronous; allocate it with "
+                  "cudaMallocHost, or page-lock it with cudaHostRegister, or declare it sd::pageable";
+        else
+          line << "it is declared in " << ir::memory_name(space) << "; bind "
+               << (space == ir::memory_space::pinned ? "page-locked host memory (cudaMallocHost)"
+                                                     : "host memory")
+               << ", or declare it in device memory (p." << ir::name_of(plan.ir.buffers[b].kind) << "<"
+               << name_of(plan.ir.buffers[b].type) << ">(\"" << name << "\"))";
       }
-      if (problems.size() > 0)
-        throw binding_error((detail::text() << "streamdsl: bad binding: " << problems.view()).view());
+      problems.throw_if_any();
     }
 
    private:
@@ -294,8 +319,14 @@ class cuda_executor {
       for (std::size_t i = 0; i < a.size(); ++i) {
         const auto &x = a[i], &y = b[i];
         if (x.name() != y.name() || x.type() != y.type() || x.is_param() != y.is_param() ||
-            x.read_only() != y.read_only() || x.size() != y.size())
+            x.is_family() != y.is_family() || x.read_only() != y.read_only() || x.size() != y.size())
           return false;
+        if (x.is_family()) {  // same member count (size()): compare the members
+          for (std::size_t m = 0; m < x.size(); ++m)
+            if (x.members()[m].data != y.members()[m].data || x.members()[m].count != y.members()[m].count)
+              return false;
+          continue;
+        }
         if (x.is_param() ? std::memcmp(x.value_bytes(), y.value_bytes(), size_of(x.type())) != 0
                          : x.data() != y.data())
           return false;
