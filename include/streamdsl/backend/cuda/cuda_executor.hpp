@@ -62,6 +62,11 @@ void* allocate_workspace(const plan_view& plan, std::size_t bytes, const char* c
   return ptr;
 }
 
+template <class Program>
+concept compiled_program = requires {
+  Program::plan();
+};
+
 // How many arguments of run() or capture() are bindings (the rest are options).
 template <class... Args>
 inline constexpr std::size_t binding_count = (std::size_t{0} + ... + (run_option<Args> ? 0 : 1));
@@ -225,351 +230,347 @@ class cuda_executor {
     // The same with the bindings in a list (std::vector<sd::binding>, ...),
     // and run options after it.
     template <class Program, class... Options>
-      requires requires {
-        Program::plan();
-      } &&(cuda_detail::run_option<Options>&&...) void run(const Program& program, binding_list bindings,
-                                                           Options&&... options) {
-        run_bound(program, bindings, static_cast<Options&&>(options)...);
-      }
-      template <class Program>
-      void run_bound(const Program&, binding_list bindings) {
-        const auto& ready = prepare<Program>(bindings);
-        issue<Program>(ready, nullptr, main_);
-      }
-      template <class Program, class... Options>
-        requires(sizeof...(Options) > 0 && (cuda_detail::run_option<Options> && ...))
-      void run_bound(const Program&, binding_list bindings, Options&&... options) {
-        static_assert(cuda_detail::workspace_option_count<Options...> <= 1,
-                      "streamdsl: run() was given two workspaces (sd::workspace_from, sd::workspace_in); the "
-                      "temps of a run live in one: pass one of them");
-        auto gathered = gather_options();
-        (gathered.add(options), ...);
-        run_with_options<Program>(bindings, gathered.workspace);
-      }
+      requires(cuda_detail::compiled_program<Program> && (cuda_detail::run_option<Options> && ...))
+    void run(const Program& program, binding_list bindings, Options&&... options) {
+      run_bound(program, bindings, static_cast<Options&&>(options)...);
+    }
+    template <class Program>
+    void run_bound(const Program&, binding_list bindings) {
+      const auto& ready = prepare<Program>(bindings);
+      issue<Program>(ready, nullptr, main_);
+    }
+    template <class Program, class... Options>
+      requires(sizeof...(Options) > 0 && (cuda_detail::run_option<Options> && ...))
+    void run_bound(const Program&, binding_list bindings, Options&&... options) {
+      static_assert(cuda_detail::workspace_option_count<Options...> <= 1,
+                    "streamdsl: run() was given two workspaces (sd::workspace_from, sd::workspace_in); the "
+                    "temps of a run live in one: pass one of them");
+      auto gathered = gather_options();
+      (gathered.add(options), ...);
+      run_with_options<Program>(bindings, gathered.workspace);
+    }
 
-      // Checks the caller's buffer for a run that needs `bytes` of workspace:
-      // an sd::binding_error, before anything is issued, names what is wrong.
-      void check_workspace_buffer(const plan_view& plan, const workspace_buffer& buffer, std::size_t bytes) {
-        if (bytes == 0) return;
-        using backend_detail::operator<<;
-        const auto fail = [&](auto&& problem) {
-          detail::text msg;
-          msg << "streamdsl: bad workspace: the caller's buffer (sd::workspace_in) " << problem.view()
-              << "; this run needs " << backend_detail::workspace_request{plan, bytes};
-          if (bytes != workspace_too_large)
-            msg << " (plan().workspace_bytes(extents) says how many a run needs)";
-          throw binding_error(msg.view());
-        };
-        if (buffer.data == nullptr) fail(detail::text() << "is null");
-        if (buffer.bytes < bytes)
-          fail(detail::text() << "has " << buffer.bytes << " bytes, too few for "
-                              << (bytes == workspace_too_large ? "a workspace whose size overflows"
-                                                               : "the workspace"));
-        if (reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment != 0)
-          fail(detail::text() << "starts "
-                              << reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment
-                              << " bytes past a " << workspace_slot_alignment
-                              << "-byte boundary; the temps' slots are laid out from one");
-        if (buffer.data == checked_workspace_) return;  // checked for a previous run
+    // Checks the caller's buffer for a run that needs `bytes` of workspace:
+    // an sd::binding_error, before anything is issued, names what is wrong.
+    void check_workspace_buffer(const plan_view& plan, const workspace_buffer& buffer, std::size_t bytes) {
+      if (bytes == 0) return;
+      using backend_detail::operator<<;
+      const auto fail = [&](auto&& problem) {
+        detail::text msg;
+        msg << "streamdsl: bad workspace: the caller's buffer (sd::workspace_in) " << problem.view()
+            << "; this run needs " << backend_detail::workspace_request{plan, bytes};
+        if (bytes != workspace_too_large)
+          msg << " (plan().workspace_bytes(extents) says how many a run needs)";
+        throw binding_error(msg.view());
+      };
+      if (buffer.data == nullptr) fail(detail::text() << "is null");
+      if (buffer.bytes < bytes)
+        fail(detail::text() << "has " << buffer.bytes << " bytes, too few for "
+                            << (bytes == workspace_too_large ? "a workspace whose size overflows"
+                                                             : "the workspace"));
+      if (reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment != 0)
+        fail(detail::text() << "starts "
+                            << reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment
+                            << " bytes past a " << workspace_slot_alignment
+                            << "-byte boundary; the temps' slots are laid out from one");
+      if (buffer.data == checked_workspace_) return;  // checked for a previous run
+      cudaPointerAttributes attr{};
+      if (cudaPointerGetAttributes(&attr, buffer.data) != cudaSuccess) {
+        (void)cudaGetLastError();
+        attr.type = cudaMemoryTypeUnregistered;
+      }
+      if (attr.type == cudaMemoryTypeUnregistered ||
+          (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
+        fail(detail::text() << "is host memory the GPU cannot reach; pass device memory (cudaMalloc, your "
+                               "allocator's)");
+      checked_workspace_ = buffer.data;
+    }
+
+    // Around issue(): what the caller adds to one issue of a program.
+    struct issue_options {
+      detail::array_view<cudaEvent_t> waits;    // the main stream waits for these first
+      detail::array_view<cudaEvent_t> records;  // recorded on the main stream last
+      // cudaEventWaitExternal / cudaEventRecordExternal when issuing into a
+      // graph's own capture: the events are the caller's, outside the graph.
+      unsigned wait_flags = 0;
+      unsigned record_flags = 0;
+      void* workspace = nullptr;                       // given: neither allocated nor freed here
+      const workspace_allocator* allocator = nullptr;  // else from this; null: cudaMallocAsync
+    };
+
+    // What a run needs, derived from the bindings once: runs that repeat the
+    // same bindings (the common loop) skip validation and these allocations.
+    struct prepared_run {
+      const void* plan_key = nullptr;
+      detail::dyn_array<binding> bindings;
+      detail::dyn_array<void*> ptrs;                 // per buffer; slot temps filled per run
+      detail::dyn_array<unsigned long long> params;  // per param, as bit patterns
+      detail::dyn_array<long long> extents;          // per domain
+      detail::dyn_array<std::size_t> slot_offsets;   // per slot
+      detail::dyn_array<std::int32_t> slot_buffers;  // buffers living in slots
+      std::size_t workspace_bytes = 0;
+    };
+
+    template <class Program>
+    const prepared_run& prepare(binding_list bindings) {
+      constexpr plan_view plan = Program::plan();
+      const void* key = &Program::storage;
+      if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
+      cache_.plan_key = nullptr;  // stays invalid if validation throws
+      const auto resolved = resolve_bindings(plan, bindings);
+      check_device_memory(plan, resolved);
+      cache_.bindings.assign(bindings.begin(), bindings.end());
+      cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
+      cache_.params.assign(plan.ir.params.size(), 0);
+      for (std::size_t q = 0; q < cache_.params.size(); ++q)
+        cache_.params[q] = param_bits(plan.ir.params[q].type, *resolved.param_value[q]);
+      cache_.extents.assign(resolved.domain_extent.begin(), resolved.domain_extent.end());
+      cache_.slot_offsets.assign(plan.slots.size(), 0);
+      cache_.workspace_bytes =
+          lay_out_workspace(plan.slots, resolved.domain_extent, cache_.slot_offsets.data());
+      cache_.slot_buffers.clear();
+      for (std::size_t b = 0; b < plan.storage.size(); ++b)
+        if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
+      cache_.plan_key = key;
+      return cache_;
+    }
+
+    // Issues the ops of Program on `main` (the main slot's stream for this
+    // issue); `workspace` null means stream-ordered allocation here.
+    template <class Program>
+    void issue(const prepared_run& ready, void* workspace, cudaStream_t main) {
+      issue_options options;
+      options.workspace = workspace;
+      issue<Program>(ready, main, options);
+    }
+    template <class Program>
+    void issue(const prepared_run& ready, cudaStream_t main, const issue_options& options) {
+      constexpr plan_view plan = Program::plan();
+      prepare_streams(plan, main);
+      prepare_events(plan);
+      // A workspace allocated here is freed (stream-ordered, after everything
+      // issued) also when an issue below fails and throws.
+      struct owned_workspace {
+        void* ptr = nullptr;
+        std::size_t bytes = 0;
+        cudaStream_t stream = nullptr;
+        const workspace_allocator* allocator = nullptr;
+        ~owned_workspace() {
+          if (ptr == nullptr) return;
+          if (allocator == nullptr) {
+            (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
+            return;
+          }
+          try {
+            allocator->deallocate(ptr, bytes, stream);
+          } catch (...) {  // already failing: the first error is reported
+          }
+        }
+      } owned{nullptr, ready.workspace_bytes, main, options.allocator};
+      void* ws = options.workspace;
+      if (ws == nullptr && ready.workspace_bytes > 0) {
+        if (options.allocator != nullptr)
+          ws = cuda_detail::allocate_from_caller(plan, *options.allocator, ready.workspace_bytes, main);
+        else
+          ws = cuda_detail::allocate_workspace(plan, ready.workspace_bytes, "cudaMallocAsync", [&](void** p) {
+            return cudaMallocAsync(p, ready.workspace_bytes, main);
+          });
+        owned.ptr = ws;
+      }
+      // The caller's events first: the entry edge, and every side stream with
+      // it, come after them.
+      for (std::size_t i = 0; i < options.waits.size(); ++i) {
+        const cudaError_t status = cudaStreamWaitEvent(main, options.waits[i], options.wait_flags);
+        if (status != cudaSuccess)
+          cuda_detail::check(status, "cudaStreamWaitEvent",
+                             cuda_detail::describe_caller_event("sd::after", i, options.waits.size()).view());
+      }
+      void* const* ptrs = ready.ptrs.data();
+      if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
+        ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
+        for (auto b : ready.slot_buffers)
+          ptrs_[static_cast<std::size_t>(b)] =
+              static_cast<char*>(ws) +
+              ready.slot_offsets[static_cast<std::size_t>(plan.storage[static_cast<std::size_t>(b)])];
+        ptrs = ptrs_.data();
+      }
+      cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
+      constexpr auto& launchers = cuda_detail::launchers<Program>;
+      for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+        const auto& op = plan.ops[i];
+        cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
+        cudaError_t status = cudaSuccess;
+        const char* call = "";
+        switch (op.kind) {
+          case op_kind::kernel:
+#if defined(STREAMDSL_NVTX)
+            nvtxRangePushA(detail::owned_string(cuda_detail::describe_op(plan, i).view()).c_str());
+#endif
+            status = launchers[static_cast<std::size_t>(op.kernel)](ctx, s);
+            call = "kernel launch";
+#if defined(STREAMDSL_NVTX)
+            nvtxRangePop();
+#endif
+            break;
+          case op_kind::record:
+            status = cudaEventRecord(events_[i].get(), s);
+            call = "cudaEventRecord";
+            break;
+          case op_kind::wait:
+            status = cudaStreamWaitEvent(s, events_[static_cast<std::size_t>(op.waits_for)].get(), 0);
+            call = "cudaStreamWaitEvent";
+            break;
+        }
+        if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
+      }
+      // The caller's events last, after the exit edge: all of the run is before them.
+      for (std::size_t i = 0; i < options.records.size(); ++i) {
+        const cudaError_t status = cudaEventRecordWithFlags(options.records[i], main, options.record_flags);
+        if (status != cudaSuccess)
+          cuda_detail::check(
+              status, "cudaEventRecord",
+              cuda_detail::describe_caller_event("sd::then_record", i, options.records.size()).view());
+      }
+      if (owned.ptr != nullptr) {
+        owned.ptr = nullptr;
+        if (options.allocator != nullptr)
+          options.allocator->deallocate(ws, ready.workspace_bytes, main);
+        else
+          cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
+      }
+    }
+
+    // Rejects host memory for a buffer: it would fault on the device.
+    static void check_device_memory(const plan_view& plan, const resolved_bindings& resolved) {
+      detail::text problems;
+      for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
+        if (resolved.buffer_data[b] == nullptr) continue;
         cudaPointerAttributes attr{};
-        if (cudaPointerGetAttributes(&attr, buffer.data) != cudaSuccess) {
-          (void)cudaGetLastError();
+        if (cudaPointerGetAttributes(&attr, resolved.buffer_data[b]) != cudaSuccess) {
+          cudaGetLastError();
           attr.type = cudaMemoryTypeUnregistered;
         }
         if (attr.type == cudaMemoryTypeUnregistered ||
             (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
-          fail(detail::text() << "is host memory the GPU cannot reach; pass device memory (cudaMalloc, your "
-                                 "allocator's)");
-        checked_workspace_ = buffer.data;
+          problems << (problems.size() == 0 ? "" : "\n  ") << "buffer '"
+                   << plan.ir.buffer_name(static_cast<std::int32_t>(b))
+                   << "' is bound to host memory the GPU cannot reach; bind device memory "
+                      "(cudaMalloc, thrust::device_vector) or mapped pinned memory";
       }
+      if (problems.size() > 0)
+        throw binding_error((detail::text() << "streamdsl: bad binding: " << problems.view()).view());
+    }
 
-      // Around issue(): what the caller adds to one issue of a program.
-      struct issue_options {
-        detail::array_view<cudaEvent_t> waits;    // the main stream waits for these first
-        detail::array_view<cudaEvent_t> records;  // recorded on the main stream last
-        // cudaEventWaitExternal / cudaEventRecordExternal when issuing into a
-        // graph's own capture: the events are the caller's, outside the graph.
-        unsigned wait_flags = 0;
-        unsigned record_flags = 0;
-        void* workspace = nullptr;                       // given: neither allocated nor freed here
-        const workspace_allocator* allocator = nullptr;  // else from this; null: cudaMallocAsync
+   private:
+    // Options gathered into the executor's own event lists (no allocation once
+    // they are large enough).
+    cuda_detail::gathered_options gather_options() {
+      waits_.clear();
+      records_.clear();
+      return {waits_, records_, {}};
+    }
+
+    template <class Program>
+    void run_with_options(binding_list bindings, const cuda_detail::workspace_choice& workspace) {
+      constexpr plan_view plan = Program::plan();
+      cuda_detail::check_caller_events(waits_, records_);
+      const auto& ready = prepare<Program>(bindings);
+      issue_options options;
+      options.waits = waits_;
+      options.records = records_;
+      if (workspace.from == cuda_detail::workspace_choice::source::buffer) {
+        check_workspace_buffer(plan, workspace.buffer, ready.workspace_bytes);
+        options.workspace = workspace.buffer.data;
+      } else if (workspace.from == cuda_detail::workspace_choice::source::allocator) {
+        options.allocator = &workspace.allocator;
+      }
+      issue<Program>(ready, main_, options);
+    }
+
+    static unsigned long long param_bits(dtype t, const binding& b) {
+      const unsigned char* v = b.value_bytes();
+      auto read = [v]<class T>(T) {
+        T x;
+        std::memcpy(&x, v, sizeof(T));
+        return x;
       };
-
-      // What a run needs, derived from the bindings once: runs that repeat the
-      // same bindings (the common loop) skip validation and these allocations.
-      struct prepared_run {
-        const void* plan_key = nullptr;
-        detail::dyn_array<binding> bindings;
-        detail::dyn_array<void*> ptrs;                 // per buffer; slot temps filled per run
-        detail::dyn_array<unsigned long long> params;  // per param, as bit patterns
-        detail::dyn_array<long long> extents;          // per domain
-        detail::dyn_array<std::size_t> slot_offsets;   // per slot
-        detail::dyn_array<std::int32_t> slot_buffers;  // buffers living in slots
-        std::size_t workspace_bytes = 0;
-      };
-
-      template <class Program>
-      const prepared_run& prepare(binding_list bindings) {
-        constexpr plan_view plan = Program::plan();
-        const void* key = &Program::storage;
-        if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
-        cache_.plan_key = nullptr;  // stays invalid if validation throws
-        const auto resolved = resolve_bindings(plan, bindings);
-        check_device_memory(plan, resolved);
-        cache_.bindings.assign(bindings.begin(), bindings.end());
-        cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
-        cache_.params.assign(plan.ir.params.size(), 0);
-        for (std::size_t q = 0; q < cache_.params.size(); ++q)
-          cache_.params[q] = param_bits(plan.ir.params[q].type, *resolved.param_value[q]);
-        cache_.extents.assign(resolved.domain_extent.begin(), resolved.domain_extent.end());
-        cache_.slot_offsets.assign(plan.slots.size(), 0);
-        cache_.workspace_bytes =
-            lay_out_workspace(plan.slots, resolved.domain_extent, cache_.slot_offsets.data());
-        cache_.slot_buffers.clear();
-        for (std::size_t b = 0; b < plan.storage.size(); ++b)
-          if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
-        cache_.plan_key = key;
-        return cache_;
+      switch (t) {
+        case dtype::boolean: return read(bool{}) ? 1 : 0;
+        case dtype::int32:
+          return static_cast<unsigned long long>(static_cast<long long>(read(std::int32_t{})));
+        case dtype::int64: return static_cast<unsigned long long>(read(std::int64_t{}));
+        case dtype::float32: {
+          const double d = read(float{});
+          return std::bit_cast<unsigned long long>(d);
+        }
+        case dtype::float64: return std::bit_cast<unsigned long long>(read(double{}));
+        default: {  // 16-bit floats: widen to double (exact) from their bits
+          std::uint16_t raw;
+          std::memcpy(&raw, v, 2);
+          const float f =
+              t == dtype::float16 ? detail::half_bits_to_float(raw) : detail::bfloat16_bits_to_float(raw);
+          return std::bit_cast<unsigned long long>(static_cast<double>(f));
+        }
       }
+    }
 
-      // Issues the ops of Program on `main` (the main slot's stream for this
-      // issue); `workspace` null means stream-ordered allocation here.
-      template <class Program>
-      void issue(const prepared_run& ready, void* workspace, cudaStream_t main) {
-        issue_options options;
-        options.workspace = workspace;
-        issue<Program>(ready, main, options);
+    static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b) {
+      if (a.size() != b.size()) return false;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        const auto &x = a[i], &y = b[i];
+        if (x.name() != y.name() || x.type() != y.type() || x.is_param() != y.is_param() ||
+            x.read_only() != y.read_only() || x.size() != y.size())
+          return false;
+        if (x.is_param() ? std::memcmp(x.value_bytes(), y.value_bytes(), size_of(x.type())) != 0
+                         : x.data() != y.data())
+          return false;
       }
-      template <class Program>
-      void issue(const prepared_run& ready, cudaStream_t main, const issue_options& options) {
-        constexpr plan_view plan = Program::plan();
-        prepare_streams(plan, main);
-        prepare_events(plan);
-        // A workspace allocated here is freed (stream-ordered, after everything
-        // issued) also when an issue below fails and throws.
-        struct owned_workspace {
-          void* ptr = nullptr;
-          std::size_t bytes = 0;
-          cudaStream_t stream = nullptr;
-          const workspace_allocator* allocator = nullptr;
-          ~owned_workspace() {
-            if (ptr == nullptr) return;
-            if (allocator == nullptr) {
-              (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
-              return;
-            }
-            try {
-              allocator->deallocate(ptr, bytes, stream);
-            } catch (...) {  // already failing: the first error is reported
-            }
+      return true;
+    }
+
+    void prepare_streams(const plan_view& plan, cudaStream_t main) {
+      if (streams_key_ == plan.ops.data() && streams_main_ == main) return;  // same plan, same streams
+      streams_key_ = nullptr;
+      slot_streams_.assign(plan.ir.streams.size(), main);
+      std::size_t next_pool = 0;
+      for (std::size_t s = 1; s < plan.ir.streams.size(); ++s) {
+        const auto name = plan.ir.stream_name(static_cast<std::int32_t>(s));
+        bool bound = false;
+        for (const auto& user : user_streams_)
+          if (user.slot.view() == name) {
+            slot_streams_[s] = user.stream;
+            bound = true;
           }
-        } owned{nullptr, ready.workspace_bytes, main, options.allocator};
-        void* ws = options.workspace;
-        if (ws == nullptr && ready.workspace_bytes > 0) {
-          if (options.allocator != nullptr)
-            ws = cuda_detail::allocate_from_caller(plan, *options.allocator, ready.workspace_bytes, main);
-          else
-            ws = cuda_detail::allocate_workspace(
-                plan, ready.workspace_bytes, "cudaMallocAsync",
-                [&](void** p) { return cudaMallocAsync(p, ready.workspace_bytes, main); });
-          owned.ptr = ws;
-        }
-        // The caller's events first: the entry edge, and every side stream with
-        // it, come after them.
-        for (std::size_t i = 0; i < options.waits.size(); ++i) {
-          const cudaError_t status = cudaStreamWaitEvent(main, options.waits[i], options.wait_flags);
-          if (status != cudaSuccess)
-            cuda_detail::check(
-                status, "cudaStreamWaitEvent",
-                cuda_detail::describe_caller_event("sd::after", i, options.waits.size()).view());
-        }
-        void* const* ptrs = ready.ptrs.data();
-        if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
-          ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
-          for (auto b : ready.slot_buffers)
-            ptrs_[static_cast<std::size_t>(b)] =
-                static_cast<char*>(ws) +
-                ready.slot_offsets[static_cast<std::size_t>(plan.storage[static_cast<std::size_t>(b)])];
-          ptrs = ptrs_.data();
-        }
-        cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
-        constexpr auto& launchers = cuda_detail::launchers<Program>;
-        for (std::size_t i = 0; i < plan.ops.size(); ++i) {
-          const auto& op = plan.ops[i];
-          cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
-          cudaError_t status = cudaSuccess;
-          const char* call = "";
-          switch (op.kind) {
-            case op_kind::kernel:
-#if defined(STREAMDSL_NVTX)
-              nvtxRangePushA(detail::owned_string(cuda_detail::describe_op(plan, i).view()).c_str());
-#endif
-              status = launchers[static_cast<std::size_t>(op.kernel)](ctx, s);
-              call = "kernel launch";
-#if defined(STREAMDSL_NVTX)
-              nvtxRangePop();
-#endif
-              break;
-            case op_kind::record:
-              status = cudaEventRecord(events_[i].get(), s);
-              call = "cudaEventRecord";
-              break;
-            case op_kind::wait:
-              status = cudaStreamWaitEvent(s, events_[static_cast<std::size_t>(op.waits_for)].get(), 0);
-              call = "cudaStreamWaitEvent";
-              break;
-          }
-          if (status != cudaSuccess)
-            cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
-        }
-        // The caller's events last, after the exit edge: all of the run is before them.
-        for (std::size_t i = 0; i < options.records.size(); ++i) {
-          const cudaError_t status = cudaEventRecordWithFlags(options.records[i], main, options.record_flags);
-          if (status != cudaSuccess)
-            cuda_detail::check(
-                status, "cudaEventRecord",
-                cuda_detail::describe_caller_event("sd::then_record", i, options.records.size()).view());
-        }
-        if (owned.ptr != nullptr) {
-          owned.ptr = nullptr;
-          if (options.allocator != nullptr)
-            options.allocator->deallocate(ws, ready.workspace_bytes, main);
-          else
-            cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
-        }
+        if (bound) continue;
+        if (next_pool == pool_.size()) pool_.push_back(cuda_detail::new_stream());
+        slot_streams_[s] = pool_[next_pool++].get();
       }
+      streams_key_ = plan.ops.data();
+      streams_main_ = main;
+    }
 
-      // Rejects host memory for a buffer: it would fault on the device.
-      static void check_device_memory(const plan_view& plan, const resolved_bindings& resolved) {
-        detail::text problems;
-        for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
-          if (resolved.buffer_data[b] == nullptr) continue;
-          cudaPointerAttributes attr{};
-          if (cudaPointerGetAttributes(&attr, resolved.buffer_data[b]) != cudaSuccess) {
-            cudaGetLastError();
-            attr.type = cudaMemoryTypeUnregistered;
-          }
-          if (attr.type == cudaMemoryTypeUnregistered ||
-              (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
-            problems << (problems.size() == 0 ? "" : "\n  ") << "buffer '"
-                     << plan.ir.buffer_name(static_cast<std::int32_t>(b))
-                     << "' is bound to host memory the GPU cannot reach; bind device memory "
-                        "(cudaMalloc, thrust::device_vector) or mapped pinned memory";
-        }
-        if (problems.size() > 0)
-          throw binding_error((detail::text() << "streamdsl: bad binding: " << problems.view()).view());
-      }
+    // One event per record op, reused across runs (a wait captures the event's
+    // state when it is issued, so re-recording later is safe).
+    void prepare_events(const plan_view& plan) {
+      while (events_.size() < plan.ops.size()) events_.push_back(cuda_detail::new_event());
+    }
 
-     private:
-      // Options gathered into the executor's own event lists (no allocation once
-      // they are large enough).
-      cuda_detail::gathered_options gather_options() {
-        waits_.clear();
-        records_.clear();
-        return {waits_, records_, {}};
-      }
-
-      template <class Program>
-      void run_with_options(binding_list bindings, const cuda_detail::workspace_choice& workspace) {
-        constexpr plan_view plan = Program::plan();
-        cuda_detail::check_caller_events(waits_, records_);
-        const auto& ready = prepare<Program>(bindings);
-        issue_options options;
-        options.waits = waits_;
-        options.records = records_;
-        if (workspace.from == cuda_detail::workspace_choice::source::buffer) {
-          check_workspace_buffer(plan, workspace.buffer, ready.workspace_bytes);
-          options.workspace = workspace.buffer.data;
-        } else if (workspace.from == cuda_detail::workspace_choice::source::allocator) {
-          options.allocator = &workspace.allocator;
-        }
-        issue<Program>(ready, main_, options);
-      }
-
-      static unsigned long long param_bits(dtype t, const binding& b) {
-        const unsigned char* v = b.value_bytes();
-        auto read = [v]<class T>(T) {
-          T x;
-          std::memcpy(&x, v, sizeof(T));
-          return x;
-        };
-        switch (t) {
-          case dtype::boolean: return read(bool{}) ? 1 : 0;
-          case dtype::int32:
-            return static_cast<unsigned long long>(static_cast<long long>(read(std::int32_t{})));
-          case dtype::int64: return static_cast<unsigned long long>(read(std::int64_t{}));
-          case dtype::float32: {
-            const double d = read(float{});
-            return std::bit_cast<unsigned long long>(d);
-          }
-          case dtype::float64: return std::bit_cast<unsigned long long>(read(double{}));
-          default: {  // 16-bit floats: widen to double (exact) from their bits
-            std::uint16_t raw;
-            std::memcpy(&raw, v, 2);
-            const float f =
-                t == dtype::float16 ? detail::half_bits_to_float(raw) : detail::bfloat16_bits_to_float(raw);
-            return std::bit_cast<unsigned long long>(static_cast<double>(f));
-          }
-        }
-      }
-
-      static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b) {
-        if (a.size() != b.size()) return false;
-        for (std::size_t i = 0; i < a.size(); ++i) {
-          const auto &x = a[i], &y = b[i];
-          if (x.name() != y.name() || x.type() != y.type() || x.is_param() != y.is_param() ||
-              x.read_only() != y.read_only() || x.size() != y.size())
-            return false;
-          if (x.is_param() ? std::memcmp(x.value_bytes(), y.value_bytes(), size_of(x.type())) != 0
-                           : x.data() != y.data())
-            return false;
-        }
-        return true;
-      }
-
-      void prepare_streams(const plan_view& plan, cudaStream_t main) {
-        if (streams_key_ == plan.ops.data() && streams_main_ == main) return;  // same plan, same streams
-        streams_key_ = nullptr;
-        slot_streams_.assign(plan.ir.streams.size(), main);
-        std::size_t next_pool = 0;
-        for (std::size_t s = 1; s < plan.ir.streams.size(); ++s) {
-          const auto name = plan.ir.stream_name(static_cast<std::int32_t>(s));
-          bool bound = false;
-          for (const auto& user : user_streams_)
-            if (user.slot.view() == name) {
-              slot_streams_[s] = user.stream;
-              bound = true;
-            }
-          if (bound) continue;
-          if (next_pool == pool_.size()) pool_.push_back(cuda_detail::new_stream());
-          slot_streams_[s] = pool_[next_pool++].get();
-        }
-        streams_key_ = plan.ops.data();
-        streams_main_ = main;
-      }
-
-      // One event per record op, reused across runs (a wait captures the event's
-      // state when it is issued, so re-recording later is safe).
-      void prepare_events(const plan_view& plan) {
-        while (events_.size() < plan.ops.size()) events_.push_back(cuda_detail::new_event());
-      }
-
-      cudaStream_t main_;
-      long long max_blocks_ = 0;
-      struct user_stream {
-        detail::owned_string slot;
-        cudaStream_t stream = nullptr;
-      };
-      detail::dyn_array<user_stream> user_streams_;
-      detail::dyn_array<cuda_detail::owned_stream> pool_;
-      detail::dyn_array<cudaStream_t> slot_streams_;  // per slot of the plan prepared last; not owned
-      detail::dyn_array<cuda_detail::owned_event> events_;
-      const void* streams_key_ = nullptr;
-      cudaStream_t streams_main_ = nullptr;
-      prepared_run cache_;
-      detail::dyn_array<void*> ptrs_;
-      detail::dyn_array<cudaEvent_t> waits_, records_;  // the run options' events, per run
-      const void* checked_workspace_ = nullptr;         // the caller's workspace last found on the device
+    cudaStream_t main_;
+    long long max_blocks_ = 0;
+    struct user_stream {
+      detail::owned_string slot;
+      cudaStream_t stream = nullptr;
+    };
+    detail::dyn_array<user_stream> user_streams_;
+    detail::dyn_array<cuda_detail::owned_stream> pool_;
+    detail::dyn_array<cudaStream_t> slot_streams_;  // per slot of the plan prepared last; not owned
+    detail::dyn_array<cuda_detail::owned_event> events_;
+    const void* streams_key_ = nullptr;
+    cudaStream_t streams_main_ = nullptr;
+    prepared_run cache_;
+    detail::dyn_array<void*> ptrs_;
+    detail::dyn_array<cudaEvent_t> waits_, records_;  // the run options' events, per run
+    const void* checked_workspace_ = nullptr;         // the caller's workspace last found on the device
 };
 
 }  // namespace streamdsl
