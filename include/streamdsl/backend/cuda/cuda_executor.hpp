@@ -62,28 +62,6 @@ void* allocate_workspace(const plan_view& plan, std::size_t bytes, const char* c
   return ptr;
 }
 
-template <class Program>
-concept compiled_program = requires {
-  Program::plan();
-};
-
-// How many arguments of run() or capture() are bindings (the rest are options).
-template <class... Args>
-inline constexpr std::size_t binding_count = (std::size_t{0} + ... + (run_option<Args> ? 0 : 1));
-
-// Moves the bindings among `args` into `list`, in order, and adds the options to `options`.
-template <class... Args>
-void split_arguments(binding* list, gathered_options& options, Args&&... args) {
-  std::size_t next = 0;
-  const auto one = [&]<class A>(A&& arg) {
-    if constexpr (run_option<A>)
-      options.add(arg);
-    else
-      list[next++] = binding(static_cast<A&&>(arg));
-  };
-  (one(static_cast<Args&&>(args)), ...);
-}
-
 // Refuses null events before anything is issued: CUDA would only say
 // "invalid resource handle" half way through the run.
 inline void check_caller_events(detail::array_view<cudaEvent_t> waits,

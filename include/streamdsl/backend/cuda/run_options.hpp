@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "../../detail/dyn_array.hpp"
+#include "../bindings.hpp"
 
 namespace streamdsl {
 
@@ -235,9 +236,29 @@ struct gathered_options {
     workspace.from = workspace_choice::source::buffer;
     workspace.buffer = b;
   }
-  template <class T>
-  void add(const T&) {}  // a binding
 };
+
+template <class Program>
+concept compiled_program = requires {
+  Program::plan();
+};
+
+// How many arguments of run() or capture() are bindings (the rest are options).
+template <class... Args>
+inline constexpr std::size_t binding_count = (std::size_t{0} + ... + (run_option<Args> ? 0 : 1));
+
+// Moves the bindings among `args` into `list`, in order, and adds the options to `options`.
+template <class... Args>
+void split_arguments(binding* list, gathered_options& options, Args&&... args) {
+  std::size_t next = 0;
+  const auto one = [&]<class A>(A&& arg) {
+    if constexpr (run_option<A>)
+      options.add(arg);
+    else
+      list[next++] = binding(static_cast<A&&>(arg));
+  };
+  (one(static_cast<Args&&>(args)), ...);
+}
 
 }  // namespace cuda_detail
 }  // namespace streamdsl
