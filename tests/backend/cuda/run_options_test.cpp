@@ -37,6 +37,26 @@ struct recording_resource {
   }
 };
 
+// Newer RMM releases take the stream first: allocate(stream, bytes, alignment = ...).
+struct stream_first_resource {
+  std::size_t bytes = 0;
+  cudaStream_t stream = nullptr;
+  int deallocations = 0;
+  alignas(256) unsigned char memory[256];
+  void* allocate(cudaStream_t s, std::size_t n, std::size_t alignment = 256) {
+    (void)alignment;
+    stream = s;
+    bytes = n;
+    return memory;
+  }
+  void deallocate(cudaStream_t s, void*, std::size_t n, std::size_t alignment = 256) noexcept {
+    (void)alignment;
+    stream = s;
+    bytes = n;
+    ++deallocations;
+  }
+};
+
 int function_calls = 0;
 void* function_allocate(std::size_t n, cudaStream_t) {
   function_calls += 1;
@@ -76,6 +96,19 @@ TEST_CASE("a workspace_allocator reaches the caller's resource, by reference", "
   const sd::workspace_allocator copy = allocator;  // a copy refers to the same resource
   (void)copy.allocate(1, s);
   CHECK(pool.allocations == 2);
+}
+
+TEST_CASE("a resource that takes the stream first (newer RMM) is called in its order", "[run_options]") {
+  stream_first_resource pool;
+  STATIC_REQUIRE(sd::workspace_resource<stream_first_resource>);
+  const auto allocator = sd::workspace_from(pool);
+  const auto s = fake<cudaStream_t>(9);
+  CHECK(allocator.allocate(1000, s) == pool.memory);
+  CHECK(pool.bytes == 1000);
+  CHECK(pool.stream == s);
+  allocator.deallocate(pool.memory, 2000, s);
+  CHECK(pool.bytes == 2000);
+  CHECK(pool.deallocations == 1);
 }
 
 TEST_CASE("a workspace_allocator from two functions or captureless lambdas", "[run_options]") {

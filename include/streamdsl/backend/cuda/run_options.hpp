@@ -63,11 +63,20 @@ inline caller_events<caller_event_role::record, 0> then_record(detail::array_vie
 }
 
 // A memory resource the workspace can come from: stream-ordered allocation
-// and deallocation, as RMM's device_memory_resource has them (its
-// cuda_stream_view converts from cudaStream_t) and as a few lines around
-// PyTorch's caching allocator give them.
+// and deallocation, with the stream last, allocate(bytes, stream) and
+// deallocate(p, bytes, stream), as RMM's device_memory_resource had them until
+// its 25.x releases (its cuda_stream_view converts from cudaStream_t), or with
+// the stream first, allocate(stream, bytes) and deallocate(stream, p, bytes),
+// as newer RMM releases have them; or a few lines around PyTorch's caching
+// allocator.
 template <class R>
-concept workspace_resource = requires(R& r, std::size_t bytes, cudaStream_t stream, void* p) {
+concept stream_first_resource = requires(R& r, std::size_t bytes, cudaStream_t stream, void* p) {
+  { r.allocate(stream, bytes) } -> std::convertible_to<void*>;
+  r.deallocate(stream, p, bytes);
+};
+template <class R>
+concept workspace_resource = stream_first_resource<R> ||
+    requires(R& r, std::size_t bytes, cudaStream_t stream, void* p) {
   { r.allocate(bytes, stream) } -> std::convertible_to<void*>;
   r.deallocate(p, bytes, stream);
 };
@@ -113,11 +122,19 @@ class workspace_allocator {
  private:
   template <class Resource>
   static void* allocate_with(void* resource, std::size_t bytes, cudaStream_t stream) {
-    return static_cast<void*>(static_cast<Resource*>(resource)->allocate(bytes, stream));
+    auto& r = *static_cast<Resource*>(resource);
+    if constexpr (stream_first_resource<Resource>)
+      return static_cast<void*>(r.allocate(stream, bytes));
+    else
+      return static_cast<void*>(r.allocate(bytes, stream));
   }
   template <class Resource>
   static void deallocate_with(void* resource, void* p, std::size_t bytes, cudaStream_t stream) {
-    static_cast<Resource*>(resource)->deallocate(p, bytes, stream);
+    auto& r = *static_cast<Resource*>(resource);
+    if constexpr (stream_first_resource<Resource>)
+      r.deallocate(stream, p, bytes);
+    else
+      r.deallocate(p, bytes, stream);
   }
 
   void* resource_ = nullptr;
@@ -168,7 +185,8 @@ workspace_allocator workspace_from(Resource&&) {
     static_assert(sizeof(Resource) == 0,
                   "streamdsl: sd::workspace_from(resource) needs a resource with allocate(std::size_t bytes, "
                   "cudaStream_t stream) returning the memory and deallocate(void* p, std::size_t bytes, "
-                  "cudaStream_t stream) (RMM's device_memory_resource has both), or two functions: "
+                  "cudaStream_t stream), or both with the stream first (RMM's device_memory_resource has one "
+                  "or the other), or two functions: "
                   "sd::workspace_from(allocate, deallocate)");
   return workspace_allocator(nullptr, nullptr);
 }
