@@ -186,7 +186,7 @@ workspace_allocator workspace_from(Resource&&) {
                   "streamdsl: sd::workspace_from(resource) needs a resource with allocate(std::size_t bytes, "
                   "cudaStream_t stream) returning the memory and deallocate(void* p, std::size_t bytes, "
                   "cudaStream_t stream), or both with the stream first (RMM's device_memory_resource has one "
-                  "or the other), or two functions: "
+                  "or the other; given a pointer to one, pass *pointer), or two functions: "
                   "sd::workspace_from(allocate, deallocate)");
   return workspace_allocator(nullptr, nullptr);
 }
