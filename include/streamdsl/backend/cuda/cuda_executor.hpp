@@ -6,9 +6,11 @@
 // or come from the executor's pool. Kernels are the plan's fused kernels,
 // instantiated at compile time; records and waits are CUDA events; temps live
 // in a stream-ordered workspace (cudaMallocAsync on the main stream, before
-// the entry edge and freed after the exit edge). run() is asynchronous like
-// any CUDA call on the caller's stream. capture() records the whole program
-// into a CUDA graph replayed with one cudaGraphLaunch.
+// the entry edge and freed after the exit edge), or in the caller's (run
+// options: run_options.hpp, which also has the caller's events a run waits
+// for and records). run() is asynchronous like any CUDA call on the caller's
+// stream. capture() records the whole program into a CUDA graph replayed with
+// one cudaGraphLaunch.
 #include <cuda_runtime.h>
 
 #include <bit>
@@ -28,6 +30,7 @@
 #include "cuda_error.hpp"
 #include "cuda_handles.hpp"
 #include "kernel_table.hpp"
+#include "run_options.hpp"
 
 #if defined(STREAMDSL_NVTX)
 #include <nvtx3/nvToolsExt.h>
@@ -56,6 +59,69 @@ void* allocate_workspace(const plan_view& plan, std::size_t bytes, const char* c
   void* ptr = nullptr;
   const cudaError_t status = bytes == workspace_too_large ? cudaErrorMemoryAllocation : allocate(&ptr);
   if (status != cudaSuccess) workspace_unavailable(plan, bytes, call, status);
+  return ptr;
+}
+
+// Refuses null events before anything is issued: CUDA would only say
+// "invalid resource handle" half way through the run.
+inline void check_caller_events(detail::array_view<cudaEvent_t> waits,
+                                detail::array_view<cudaEvent_t> records) {
+  auto check_list = [](detail::array_view<cudaEvent_t> list, const char* option) {
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (list[i] == nullptr)
+        throw error((detail::text() << "streamdsl: " << option << ": event " << i + 1 << " of " << list.size()
+                                    << " is null; pass events made with cudaEventCreate (or "
+                                       "cudaEventCreateWithFlags); nothing was issued")
+                        .view());
+  };
+  check_list(waits, "sd::after");
+  check_list(records, "sd::then_record");
+}
+
+// "the caller's event 2 of 3 given to sd::after"
+[[gnu::cold]] inline detail::text describe_caller_event(const char* option, std::size_t i, std::size_t n) {
+  detail::text where;
+  where << "the caller's event " << i + 1 << " of " << n << " given to " << option;
+  return where;
+}
+
+// Takes `bytes` of workspace from the caller's allocator on `stream`; null or
+// misaligned memory is an sd::error (what came back is given back), and the
+// allocator's own exception passes through. Nothing of the run is issued yet.
+inline void* allocate_from_caller(const plan_view& plan, const workspace_allocator& allocator,
+                                  std::size_t bytes, cudaStream_t stream) {
+  using backend_detail::operator<<;
+  if (!allocator.usable())
+    throw error(
+        "streamdsl: sd::workspace_from(allocate, deallocate) was given a null function; pass both functions "
+        "(or a resource: sd::workspace_from(resource))");
+  if (bytes == workspace_too_large)
+    throw error((detail::text() << "streamdsl: the caller's workspace allocator (sd::workspace_from) cannot "
+                                   "be asked for "
+                                << backend_detail::workspace_request{plan, bytes}
+                                << "; bind smaller buffers, or split the work into several runs")
+                    .view());
+  void* ptr = allocator.allocate(bytes, stream);
+  if (ptr == nullptr)
+    throw error(
+        (detail::text() << "streamdsl: the caller's workspace allocator (sd::workspace_from) returned "
+                           "null for "
+                        << backend_detail::workspace_request{plan, bytes}
+                        << "; nothing was issued (free memory in the allocator's pool, or bind smaller "
+                           "buffers)")
+            .view());
+  if (reinterpret_cast<std::uintptr_t>(ptr) % workspace_slot_alignment != 0) {
+    allocator.deallocate(ptr, bytes, stream);
+    throw error(
+        (detail::text() << "streamdsl: the caller's workspace allocator (sd::workspace_from) returned "
+                           "memory "
+                        << reinterpret_cast<std::uintptr_t>(ptr) % workspace_slot_alignment
+                        << " bytes past a " << workspace_slot_alignment << "-byte boundary for "
+                        << backend_detail::workspace_request{plan, bytes}
+                        << "; nothing was issued (the temps' slots are laid out from a "
+                        << workspace_slot_alignment << "-byte boundary)")
+            .view());
+  }
   return ptr;
 }
 
@@ -115,25 +181,100 @@ class cuda_executor {
   long long max_blocks() const { return max_blocks_; }
 
   // Issues the program on the main stream; returns once everything is issued.
-  template <class Program, class... Bindings>
+  // Run options (run_options.hpp) may stand among the bindings:
+  // sd::after(events...), sd::then_record(events...), and one workspace,
+  // sd::workspace_from(allocator) or sd::workspace_in(data, bytes).
+  template <class Program, class... Args>
     requires requires {
       Program::plan();
-    } &&(std::convertible_to<Bindings, binding>&&...) void run(const Program& program,
-                                                               Bindings&&... bindings) {
-      const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {
-          binding(static_cast<Bindings&&>(bindings))...};
-      run_bound(program, binding_list(list, sizeof...(Bindings)));
+    } &&((std::convertible_to<Args, binding> ||
+          cuda_detail::run_option<Args>)&&...) void run(const Program& program, Args&&... args) {
+      if constexpr (cuda_detail::binding_count<Args...> == sizeof...(Args)) {
+        const binding list[sizeof...(Args) > 0 ? sizeof...(Args) : 1] = {
+            binding(static_cast<Args&&>(args))...};
+        run_bound(program, binding_list(list, sizeof...(Args)));
+      } else {
+        static_assert(cuda_detail::workspace_option_count<Args...> <= 1,
+                      "streamdsl: run() was given two workspaces (sd::workspace_from, sd::workspace_in); the "
+                      "temps of a run live in one: pass one of them");
+        constexpr std::size_t n = cuda_detail::binding_count<Args...>;
+        binding list[n > 0 ? n : 1];
+        auto options = gather_options();
+        cuda_detail::split_arguments(list, options, static_cast<Args&&>(args)...);
+        run_with_options<Program>(binding_list(list, n), options.workspace);
+      }
     }
 
-    // The same with the bindings in a list (std::vector<sd::binding>, ...).
-    template <class Program>
-      requires requires { Program::plan(); }
-    void run(const Program& program, binding_list bindings) { run_bound(program, bindings); }
+    // The same with the bindings in a list (std::vector<sd::binding>, ...),
+    // and run options after it.
+    template <class Program, class... Options>
+      requires(cuda_detail::compiled_program<Program> && (cuda_detail::run_option<Options> && ...))
+    void run(const Program& program, binding_list bindings, Options&&... options) {
+      run_bound(program, bindings, static_cast<Options&&>(options)...);
+    }
     template <class Program>
     void run_bound(const Program&, binding_list bindings) {
       const auto& ready = prepare<Program>(bindings);
       issue<Program>(ready, nullptr, main_);
     }
+    template <class Program, class... Options>
+      requires(sizeof...(Options) > 0 && (cuda_detail::run_option<Options> && ...))
+    void run_bound(const Program&, binding_list bindings, Options&&... options) {
+      static_assert(cuda_detail::workspace_option_count<Options...> <= 1,
+                    "streamdsl: run() was given two workspaces (sd::workspace_from, sd::workspace_in); the "
+                    "temps of a run live in one: pass one of them");
+      auto gathered = gather_options();
+      (gathered.add(options), ...);
+      run_with_options<Program>(bindings, gathered.workspace);
+    }
+
+    // Checks the caller's buffer for a run that needs `bytes` of workspace:
+    // an sd::binding_error, before anything is issued, names what is wrong.
+    void check_workspace_buffer(const plan_view& plan, const workspace_buffer& buffer, std::size_t bytes) {
+      if (bytes == 0) return;
+      using backend_detail::operator<<;
+      const auto fail = [&](auto&& problem) {
+        detail::text msg;
+        msg << "streamdsl: bad workspace: the caller's buffer (sd::workspace_in) " << problem.view()
+            << "; this run needs " << backend_detail::workspace_request{plan, bytes};
+        if (bytes != workspace_too_large)
+          msg << " (plan().workspace_bytes(extents) says how many a run needs)";
+        throw binding_error(msg.view());
+      };
+      if (buffer.data == nullptr) fail(detail::text() << "is null");
+      if (buffer.bytes < bytes)
+        fail(detail::text() << "has " << buffer.bytes << " bytes, too few for "
+                            << (bytes == workspace_too_large ? "a workspace whose size overflows"
+                                                             : "the workspace"));
+      if (reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment != 0)
+        fail(detail::text() << "starts "
+                            << reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment
+                            << " bytes past a " << workspace_slot_alignment
+                            << "-byte boundary; the temps' slots are laid out from one");
+      if (buffer.data == checked_workspace_) return;  // checked for a previous run
+      cudaPointerAttributes attr{};
+      if (cudaPointerGetAttributes(&attr, buffer.data) != cudaSuccess) {
+        (void)cudaGetLastError();
+        attr.type = cudaMemoryTypeUnregistered;
+      }
+      if (attr.type == cudaMemoryTypeUnregistered ||
+          (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
+        fail(detail::text() << "is host memory the GPU cannot reach; pass device memory (cudaMalloc, your "
+                               "allocator's)");
+      checked_workspace_ = buffer.data;
+    }
+
+    // Around issue(): what the caller adds to one issue of a program.
+    struct issue_options {
+      detail::array_view<cudaEvent_t> waits;    // the main stream waits for these first
+      detail::array_view<cudaEvent_t> records;  // recorded on the main stream last
+      // cudaEventWaitExternal / cudaEventRecordExternal when issuing into a
+      // graph's own capture: the events are the caller's, outside the graph.
+      unsigned wait_flags = 0;
+      unsigned record_flags = 0;
+      void* workspace = nullptr;                       // given: neither allocated nor freed here
+      const workspace_allocator* allocator = nullptr;  // else from this; null: cudaMallocAsync
+    };
 
     // What a run needs, derived from the bindings once: runs that repeat the
     // same bindings (the common loop) skip validation and these allocations.
@@ -176,6 +317,12 @@ class cuda_executor {
     // issue); `workspace` null means stream-ordered allocation here.
     template <class Program>
     void issue(const prepared_run& ready, void* workspace, cudaStream_t main) {
+      issue_options options;
+      options.workspace = workspace;
+      issue<Program>(ready, main, options);
+    }
+    template <class Program>
+    void issue(const prepared_run& ready, cudaStream_t main, const issue_options& options) {
       constexpr plan_view plan = Program::plan();
       prepare_streams(plan, main);
       prepare_events(plan);
@@ -183,18 +330,38 @@ class cuda_executor {
       // issued) also when an issue below fails and throws.
       struct owned_workspace {
         void* ptr = nullptr;
+        std::size_t bytes = 0;
         cudaStream_t stream = nullptr;
+        const workspace_allocator* allocator = nullptr;
         ~owned_workspace() {
-          if (ptr != nullptr)
+          if (ptr == nullptr) return;
+          if (allocator == nullptr) {
             (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
+            return;
+          }
+          try {
+            allocator->deallocate(ptr, bytes, stream);
+          } catch (...) {  // already failing: the first error is reported
+          }
         }
-      } owned{nullptr, main};
-      void* ws = workspace;
+      } owned{nullptr, ready.workspace_bytes, main, options.allocator};
+      void* ws = options.workspace;
       if (ws == nullptr && ready.workspace_bytes > 0) {
-        ws = cuda_detail::allocate_workspace(plan, ready.workspace_bytes, "cudaMallocAsync", [&](void** p) {
-          return cudaMallocAsync(p, ready.workspace_bytes, main);
-        });
+        if (options.allocator != nullptr)
+          ws = cuda_detail::allocate_from_caller(plan, *options.allocator, ready.workspace_bytes, main);
+        else
+          ws = cuda_detail::allocate_workspace(plan, ready.workspace_bytes, "cudaMallocAsync", [&](void** p) {
+            return cudaMallocAsync(p, ready.workspace_bytes, main);
+          });
         owned.ptr = ws;
+      }
+      // The caller's events first: the entry edge, and every side stream with
+      // it, come after them.
+      for (std::size_t i = 0; i < options.waits.size(); ++i) {
+        const cudaError_t status = cudaStreamWaitEvent(main, options.waits[i], options.wait_flags);
+        if (status != cudaSuccess)
+          cuda_detail::check(status, "cudaStreamWaitEvent",
+                             cuda_detail::describe_caller_event("sd::after", i, options.waits.size()).view());
       }
       void* const* ptrs = ready.ptrs.data();
       if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
@@ -234,9 +401,20 @@ class cuda_executor {
         }
         if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
       }
+      // The caller's events last, after the exit edge: all of the run is before them.
+      for (std::size_t i = 0; i < options.records.size(); ++i) {
+        const cudaError_t status = cudaEventRecordWithFlags(options.records[i], main, options.record_flags);
+        if (status != cudaSuccess)
+          cuda_detail::check(
+              status, "cudaEventRecord",
+              cuda_detail::describe_caller_event("sd::then_record", i, options.records.size()).view());
+      }
       if (owned.ptr != nullptr) {
         owned.ptr = nullptr;
-        cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
+        if (options.allocator != nullptr)
+          options.allocator->deallocate(ws, ready.workspace_bytes, main);
+        else
+          cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
       }
     }
 
@@ -287,6 +465,31 @@ class cuda_executor {
     }
 
    private:
+    // Options gathered into the executor's own event lists (no allocation once
+    // they are large enough).
+    cuda_detail::gathered_options gather_options() {
+      waits_.clear();
+      records_.clear();
+      return {waits_, records_, {}};
+    }
+
+    template <class Program>
+    void run_with_options(binding_list bindings, const cuda_detail::workspace_choice& workspace) {
+      constexpr plan_view plan = Program::plan();
+      cuda_detail::check_caller_events(waits_, records_);
+      const auto& ready = prepare<Program>(bindings);
+      issue_options options;
+      options.waits = waits_;
+      options.records = records_;
+      if (workspace.from == cuda_detail::workspace_choice::source::buffer) {
+        check_workspace_buffer(plan, workspace.buffer, ready.workspace_bytes);
+        options.workspace = workspace.buffer.data;
+      } else if (workspace.from == cuda_detail::workspace_choice::source::allocator) {
+        options.allocator = &workspace.allocator;
+      }
+      issue<Program>(ready, main_, options);
+    }
+
     static unsigned long long param_bits(dtype t, const binding& b) {
       const unsigned char* v = b.value_bytes();
       auto read = [v]<class T>(T) {
@@ -375,6 +578,8 @@ class cuda_executor {
     cudaStream_t streams_main_ = nullptr;
     prepared_run cache_;
     detail::dyn_array<void*> ptrs_;
+    detail::dyn_array<cudaEvent_t> waits_, records_;  // the run options' events, per run
+    const void* checked_workspace_ = nullptr;         // the caller's workspace last found on the device
 };
 
 }  // namespace streamdsl
