@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <new>
 #include <span>
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
