@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Turns bench_workloads' JSON into the ratio table of docs/benchmarks.md.
+"""Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
-usage: report.py bench.json [--markdown]
+usage: report.py bench.json [bench_copy_compute.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
-device-to-device bandwidth, and the raw CUDA version of each workload.
+device-to-device bandwidth, and the raw CUDA version of each workload. Each
+file gives the tables whose rows it holds (bench_workloads: the elementwise
+workloads; bench_copy_compute: workload 5, the copy/compute pipeline).
 """
 import json
+import os
 import sys
 
 
@@ -20,13 +23,12 @@ def load(path):
         unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
         t = (b["real_time"] if "manual_time" in b["name"] else b.get("cpu_time", b["real_time"])) * unit
         out[name] = {"seconds": t, "bytes": b.get("bytes_per_iter", 0.0),
+                     "error": b.get("error_occurred", False) and b.get("error_message", "failed"),
                      "counters": {k: v for k, v in b.items() if k in ("ours_us", "raw_us", "ratio")}}
     return out, data.get("context", {})
 
 
-def main():
-    path = sys.argv[1]
-    rows, ctx = load(path)
+def workloads_table(rows, ctx):
     memcpy = rows["bm_memcpy"]
     memcpy_bw = memcpy["bytes"] / memcpy["seconds"]
 
@@ -73,6 +75,71 @@ def main():
     print("|---|---|---|---|---|---|")
     for row in table:
         print("| " + " | ".join(row) + " |")
+
+
+def copy_compute_table(rows):
+    """Workload 5: times, speed-ups over the raw serial version, the plan
+    against the raw pipeline (goal: within 2%), host time per run (<= 1.1x)."""
+    def ms(name):
+        return f"{rows[name]['seconds']*1e3:.2f} ms"
+
+    failed = [f"{n}: {r['error']}" for n, r in rows.items() if r["error"]]
+    for f in failed:
+        print(f"FAILED {f}")
+    serial = rows.get("bm_copy_compute_serial_raw")
+    print("| workload 5 (1 GiB pinned, 8-op chain) | time | over serial raw | vs raw pipeline | goal |")
+    print("|---|---|---|---|---|")
+
+    def row(label, name, raw=None, over_serial=True):
+        if name not in rows:
+            print(f"| {label} | missing | | | MISSING |")
+            return
+        t = rows[name]["seconds"]
+        speed = f"{serial['seconds'] / t:.2f}x" if serial and over_serial else ""
+        versus, goal = "", ""
+        if raw is not None and raw in rows:
+            ratio = t / rows[raw]["seconds"]
+            versus = f"{ratio:.3f}x the time"
+            goal = "ok" if ratio <= 1.02 else "MISSED (goal <= 1.02x)"
+        if rows[name]["error"]:
+            goal = "RESULTS WRONG"
+        gbs = rows[name]["bytes"] / t / 1e9
+        print(f"| {label} ({gbs:.1f} GB/s over PCIe) | {ms(name)} | {speed} | {versus} | {goal} |")
+
+    row("host to device alone", "bm_copy_engines/0", over_serial=False)
+    row("device to host alone", "bm_copy_engines/1", over_serial=False)
+    row("both at once (the floor; its speed-up is the ceiling)", "bm_copy_engines/2")
+    row("serial, raw calls on one stream", "bm_copy_compute_serial_raw")
+    row("serial, streamdsl on main", "bm_copy_compute_serial_streamdsl")
+    for k in (16, 64):
+        raw = f"bm_copy_compute_raw<{k}>"
+        row(f"{k} chunks, raw pipeline", raw)
+        row(f"{k} chunks, streamdsl run()", f"bm_copy_compute_streamdsl<{k}>/0", raw)
+        row(f"{k} chunks, streamdsl run(), pool kept", f"bm_copy_compute_streamdsl<{k}>/1", raw)
+        row(f"{k} chunks, streamdsl graph replay", f"bm_copy_compute_streamdsl_graph<{k}>", raw)
+    for k in (16, 64):
+        name = f"bm_copy_compute_host_overhead<{k}>"
+        if name in rows and rows[name]["counters"]:
+            c = rows[name]["counters"]
+            print(f"| host time per run, {k} chunks: streamdsl {c['ours_us']:.1f} us, raw calls "
+                  f"{c['raw_us']:.1f} us | | | {c['ratio']:.3f}x | {'ok' if c['ratio'] <= 1.1 else 'MISSED (goal <= 1.1x)'} |")
+
+
+def main():
+    rows, ctx = {}, {}
+    for path in sys.argv[1:]:
+        if not os.path.exists(path):
+            print(f"missing: {path}")
+            continue
+        r, c = load(path)
+        rows.update(r)
+        ctx = ctx or c
+    if "bm_memcpy" in rows:
+        workloads_table(rows, ctx)
+    if any(n.startswith("bm_copy_") for n in rows):
+        if "bm_memcpy" in rows:
+            print()
+        copy_compute_table(rows)
 
 
 if __name__ == "__main__":

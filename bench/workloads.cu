@@ -14,47 +14,16 @@
 #include <streamdsl/streamdsl.hpp>
 #include <vector>
 
+#include "bench_support.cuh"
+
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using bench::check;
+using bench::device_buffer;
+using bench::raw_blocks;
+using bench::time_on;
 
 constexpr std::size_t big_n = std::size_t{1} << 28;
-
-struct device_buffer {
-  float* ptr = nullptr;
-  std::size_t n = 0;
-  explicit device_buffer(std::size_t count) : n(count) {
-    check(cudaMalloc(&ptr, n * sizeof(float)), "cudaMalloc");
-    check(cudaMemset(ptr, 0, n * sizeof(float)), "cudaMemset");
-  }
-  ~device_buffer() { cudaFree(ptr); }
-  device_buffer(const device_buffer&) = delete;
-};
-
-// Times `body` (which issues work on `stream`) with CUDA events, per iteration.
-template <class F>
-void time_on(benchmark::State& state, cudaStream_t stream, double bytes, F&& body) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  body();  // warm-up (first-launch costs)
-  check(cudaStreamSynchronize(stream), "sync");
-  for (auto _ : state) {
-    check(cudaEventRecord(start, stream), "record");
-    body();
-    check(cudaEventRecord(stop, stream), "record");
-    check(cudaEventSynchronize(stop), "sync");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-    state.SetIterationTime(ms / 1e3);
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
-  state.counters["bytes_per_iter"] = bytes;
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-}
 
 // ---------------------------------------------------------------- baseline
 void bm_memcpy(benchmark::State& state) {
@@ -83,13 +52,6 @@ __global__ void raw_seed_fused(const float* x, float* y, float* z, long long n) 
     y[i] = v;
     z[i] = v * 2.0f;
   }
-}
-
-int raw_blocks() {
-  int device = 0, sms = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  return sms * 8;
 }
 
 // ---------------------------------------------------------------- 1. seed

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the examples: each prints its plan, runs it and fails if its
 # results differ from plain C++. With nvcc present the CUDA build is used and
-# example_seed_gpu runs on the GPU when there is one (else it is only built);
-# the others run on the host executor.
+# the example_*_gpu binaries run on the GPU when there is one (else they are
+# only built); the others run on the host executor.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -13,17 +13,19 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
 else
   preset=release
   cmake --preset release >/dev/null
-  cmake --build --preset release -j"$(nproc)" --target example_seed example_two_chains
+  cmake --build --preset release -j"$(nproc)" --target example_seed example_two_chains example_copy_pipeline \
+    example_offload_prefetch
 fi
-# example_seed_gpu is example_seed built by nvcc: without a GPU it would run
-# the same program on the CPU again, so it is only built (nvcc compiled it).
+# example_<name>_gpu is example_<name> built by nvcc: without a GPU it would
+# run the same program on the CPU again, so it is only built (nvcc compiled it).
 have_gpu=0
 nvidia-smi -L 2>/dev/null | grep -q '^GPU ' && have_gpu=1
 ran=0
 for ex in build/$preset/examples/example_*; do
   [ -x "$ex" ] || continue
-  if [ "$(basename "$ex")" = example_seed_gpu ] && [ "$have_gpu" = 0 ]; then
-    echo "== example_seed_gpu built by nvcc, not run: no GPU (example_seed ran the seed on the CPU) =="
+  name=$(basename "$ex")
+  if [ "${name%_gpu}" != "$name" ] && [ "$have_gpu" = 0 ]; then
+    echo "== $name built by nvcc, not run: no GPU (${name%_gpu} runs the same program on the CPU) =="
     continue
   fi
   "$ex"
