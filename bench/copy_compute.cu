@@ -53,13 +53,11 @@ float chain8_reference(float x) {
   return v - 0.25f;
 }
 
-// h_in and h_out are bound to pinned memory; they become
-// p.input<float, sd::pinned> / p.output<float, sd::pinned> with memory spaces.
 template <int K>
 constexpr auto pipeline_lambda() {
   return [](sd::builder& p) {
-    auto h_in = p.input<float>("h_in");
-    auto h_out = p.output<float>("h_out");
+    auto h_in = p.input<float, sd::pinned>("h_in");
+    auto h_out = p.output<float, sd::pinned>("h_out");
     auto d_in = p.temp<float>("d_in");
     auto d_out = p.temp<float>("d_out");
     auto h2d = p.stream("h2d");
@@ -76,8 +74,8 @@ inline constexpr auto pipeline = sd::program<sd::automatic>(pipeline_lambda<K>()
 
 // The same work on main alone: copy in, the chain, copy out.
 constexpr auto serial = sd::program([](sd::builder& p) {
-  auto h_in = p.input<float>("h_in");
-  auto h_out = p.output<float>("h_out");
+  auto h_in = p.input<float, sd::pinned>("h_in");
+  auto h_out = p.output<float, sd::pinned>("h_out");
   auto d_in = p.temp<float>("d_in");
   auto d_out = p.temp<float>("d_out");
   sd::copy(d_in, h_in);

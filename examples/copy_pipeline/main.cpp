@@ -29,11 +29,11 @@ constexpr auto chain8(const X& x) {
   return v - 0.25f;
 }
 
-// Memory spaces (p.input<float, sd::pinned>) are not in the tree yet: h_in and
-// h_out are declared as plain input and output, and bound to pinned memory.
+// h_in and h_out live in pinned host memory (cudaMallocHost on the GPU; any
+// memory on the host executor); the copies move the chunks across.
 constexpr auto pipeline = sd::program<sd::automatic>([](sd::builder& p) {
-  auto h_in = p.input<float>("h_in");
-  auto h_out = p.output<float>("h_out");
+  auto h_in = p.input<float, sd::pinned>("h_in");
+  auto h_out = p.output<float, sd::pinned>("h_out");
   auto d_in = p.temp<float>("d_in");
   auto d_out = p.temp<float>("d_out");
   auto h2d = p.stream("h2d");

@@ -22,16 +22,17 @@ constexpr float bias = 0.1f;
 // Layer l: act[l] = tanh(in * weight[l] + bias). With loss = sum(y) and
 // y = act[last], the gradient with respect to x is the product over layers
 // of weight[l] * (1 - act[l]^2), each factor read from an offloaded activation.
-// Memory spaces (p.output<float, sd::pinned>) are not in the tree yet: the
-// host-side activations are declared as plain outputs, bound to pinned memory.
+// The host-side activations live in pinned host memory (cudaMallocHost on the
+// GPU), where the copies put them.
 constexpr auto offload_prefetch = sd::program<sd::automatic>([](sd::builder& p) {
   auto x = p.input<float>("x");
   auto y = p.output<float>("y");
   auto dx = p.output<float>("dx");
   sd::temp<float> act[] = {p.temp<float>("act0"), p.temp<float>("act1"), p.temp<float>("act2"),
                            p.temp<float>("act3")};
-  sd::output<float> host[] = {p.output<float>("h_act0"), p.output<float>("h_act1"), p.output<float>("h_act2"),
-                              p.output<float>("h_act3")};
+  sd::output<float, sd::pinned> host[] = {
+      p.output<float, sd::pinned>("h_act0"), p.output<float, sd::pinned>("h_act1"),
+      p.output<float, sd::pinned>("h_act2"), p.output<float, sd::pinned>("h_act3")};
   sd::temp<float> back[] = {p.temp<float>("back0"), p.temp<float>("back1"), p.temp<float>("back2"),
                             p.temp<float>("back3")};
   auto grad = p.temp<float>("grad");
