@@ -1,6 +1,8 @@
 // Memory planning: slots are reused only when happens-before allows it.
 #include <catch2/catch.hpp>
+#include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
+#include <vector>
 
 // t1 and t2 each span two kernels of main (a statement of another domain
 // between them ends each run), so both need memory; t1 is dead before t2's
@@ -103,4 +105,56 @@ constexpr std::size_t reuse_slots() {
 TEST_CASE("cross-stream reuse waits for happens-before", "[memory]") {
   STATIC_REQUIRE(reuse_slots<false>() == 2);
   STATIC_REQUIRE(reuse_slots<true>() == 1);
+}
+
+TEST_CASE("memory plan: a temp used chunk by chunk, each chunk in one kernel, lives in registers",
+          "[passes][memory][regions]") {
+  // Per chunk: t.chunk(i) and u.chunk(i) are computed and read in the chunk's
+  // kernel only (the copy after it ends the run), and v is read whole.
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    auto z = p.output<float>("z");
+    auto t = p.temp<float>("t");
+    auto u = p.temp<float>("u");
+    auto v = p.temp<float>("v");
+    for (int i = 0; i < 4; ++i) {
+      t.chunk(i, 4) = x.chunk(i, 4) * 2;
+      u.chunk(i, 4) = t.chunk(i, 4) + 1;
+      v.chunk(i, 4) = u.chunk(i, 4);
+      y.chunk(i, 4) = u.chunk(i, 4) - 3;
+      sd::copy(z.chunk(i, 4), y.chunk(i, 4));
+    }
+    y = y + v;
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 5);
+  STATIC_REQUIRE(plan.storage_of("t") == sd::storage_register);
+  STATIC_REQUIRE(plan.storage_of("u") == sd::storage_register);
+  STATIC_REQUIRE(plan.storage_of("v") >= 0);  // read whole by the last kernel
+  STATIC_REQUIRE(plan.slot_count() == 1);
+  std::vector<float> x(8), y(8), z(8);
+  for (int i = 0; i < 8; ++i) x[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  sd::host_executor ex;
+  ex.run(prog, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
+  for (int i = 0; i < 8; ++i) {
+    const float u = i * 2.0f + 1;
+    CHECK(z[static_cast<std::size_t>(i)] == u - 3);
+    CHECK(y[static_cast<std::size_t>(i)] == u - 3 + u);
+  }
+}
+
+TEST_CASE("memory plan: a chunk touched by two kernels keeps a slot", "[passes][memory][regions]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    auto t = p.temp<float>("t");
+    auto z = p.output<float>("z");
+    t.chunk(0, 2) = x.chunk(0, 2) * 2;
+    sd::copy(z, x);  // the next statement is another kernel
+    y.chunk(0, 2) = t.chunk(0, 2) + 1;
+    t.chunk(1, 2) = x.chunk(1, 2);
+    y.chunk(1, 2) = t.chunk(1, 2);
+  });
+  STATIC_REQUIRE(prog.plan().storage_of("t") >= 0);
 }

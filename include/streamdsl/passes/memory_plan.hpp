@@ -20,13 +20,17 @@ namespace streamdsl::passes {
 // Where each buffer is accessed: its first access, its latest access on each
 // stream, and the single kernel touching it (-2 for several, for a step, or
 // for two regions of it: a register holds one element of one region; -1 for
-// none).
+// none). A buffer touched by several kernels can still live in registers
+// when it is `chunk_local`: only chunks of one size of it are accessed, each
+// chunk by one kernel, each kernel one chunk (a pipeline's per-chunk temps),
+// so every kernel's registers hold its own chunk.
 // Flat arrays: one allocation each, not one per buffer.
 struct buffer_accesses {
   std::size_t streams = 0;
   detail::dyn_array<std::int32_t> first;
   detail::dyn_array<std::int32_t> kernel;
   detail::dyn_array<std::int32_t> last;  // [buffer * streams + stream], -1 for none
+  detail::dyn_array<bool> chunk_local;
 
   constexpr const std::int32_t* last_on_streams(std::int32_t b) const {
     return last.data() + static_cast<std::size_t>(b) * streams;
@@ -36,8 +40,14 @@ struct buffer_accesses {
 constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kernel_partition& parts) {
   buffer_accesses out{p.streams.size(), detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
                       detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
-                      detail::dyn_array<std::int32_t>(p.buffers.size() * p.streams.size(), -1)};
+                      detail::dyn_array<std::int32_t>(p.buffers.size() * p.streams.size(), -1),
+                      detail::dyn_array<bool>(p.buffers.size(), true)};
   detail::dyn_array<ir::region> first_region(p.buffers.size());
+  struct chunk_use {
+    ir::region r;
+    std::int32_t kernel;
+  };
+  detail::dyn_array<chunk_use> chunk_uses;  // accesses to chunks by kernels
   for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.stmts.size()); ++i) {
     const auto& s = p.stmts[i];
     if (!ir::accesses_buffers(s.kind)) continue;
@@ -51,9 +61,31 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
       out.last[at * out.streams + static_cast<std::size_t>(s.stream)] = i;
       const bool one_region = first_region[at] == r;
       out.kernel[at] = (out.kernel[at] == -1 || out.kernel[at] == k) && one_region ? k : -2;
+      if (k < 0 || ir::is_whole(r) || r.parts != first_region[at].parts)
+        out.chunk_local[at] = false;
+      else if (out.chunk_local[at])
+        chunk_uses.push_back({r, k});
     };
     for (const auto& r : ir::reads_of(p, s)) touch(r);
     for (const auto& r : ir::writes_of(p, s)) touch(r);
+  }
+  // Each chunk in one kernel, each kernel on one chunk: per buffer, a table
+  // of each chunk's kernel and each kernel's chunk (reset after the buffer).
+  detail::dyn_array<std::int32_t> part_kernel, kernel_part(parts.kernels.size(), -1);
+  for (std::int32_t b = 0; b < static_cast<std::int32_t>(p.buffers.size()); ++b) {
+    auto& local = out.chunk_local[static_cast<std::size_t>(b)];
+    if (!local || out.kernel[static_cast<std::size_t>(b)] != -2) continue;
+    part_kernel.assign(static_cast<std::size_t>(first_region[static_cast<std::size_t>(b)].parts), -1);
+    for (const auto& x : chunk_uses) {
+      if (x.r.buffer != b) continue;
+      auto& k = part_kernel[static_cast<std::size_t>(x.r.part)];
+      auto& q = kernel_part[static_cast<std::size_t>(x.kernel)];
+      local = local && (k < 0 || k == x.kernel) && (q < 0 || q == x.r.part);
+      k = x.kernel;
+      q = x.r.part;
+    }
+    for (const auto& x : chunk_uses)
+      if (x.r.buffer == b) kernel_part[static_cast<std::size_t>(x.kernel)] = -1;
   }
   return out;
 }
@@ -89,7 +121,7 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
 
   for (auto b : order) {
     const auto at = static_cast<std::size_t>(b);
-    if (uses.kernel[at] >= -1) {  // one kernel, or never used
+    if (uses.kernel[at] >= -1 || uses.chunk_local[at]) {  // one kernel, never used, or a chunk per kernel
       m.storage[at] = storage_register;
       continue;
     }
