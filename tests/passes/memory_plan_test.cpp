@@ -158,3 +158,35 @@ TEST_CASE("memory plan: a chunk touched by two kernels keeps a slot", "[passes][
   });
   STATIC_REQUIRE(prog.plan().storage_of("t") >= 0);
 }
+
+TEST_CASE("memory plan: a slot is shared only when every stream's first access of the new temp follows",
+          "[passes][memory][regions]") {
+  // t2's chunk 0 on main follows t1's accesses, but its chunk 1 on side does
+  // not follow main's copy of t1: sharing t1's slot would let side overwrite
+  // t1 while main still copies it.
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto z = p.output<float>("z");
+    auto w = p.output<float>("w");
+    auto t1 = p.temp<float>("t1");
+    auto t2 = p.temp<float>("t2");
+    auto side = p.stream("side");
+    auto e1 = p.event("e1"), e2 = p.event("e2");
+    sd::with_stream(side, [&] {
+      t1 = x + 1;
+      e1.record();
+    });
+    e1.wait();
+    sd::copy(z, t1);
+    t2.chunk(0, 2) = x.chunk(0, 2) * 3;
+    sd::with_stream(side, [&] {
+      t2.chunk(1, 2) = x.chunk(1, 2) * 3;
+      e2.record();
+    });
+    e2.wait();
+    sd::copy(w, t2);
+  });
+  STATIC_REQUIRE(prog.plan().storage_of("t1") >= 0);
+  STATIC_REQUIRE(prog.plan().storage_of("t2") >= 0);
+  STATIC_REQUIRE(prog.plan().storage_of("t1") != prog.plan().storage_of("t2"));
+}

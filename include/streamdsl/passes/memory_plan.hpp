@@ -29,17 +29,23 @@ struct buffer_accesses {
   std::size_t streams = 0;
   detail::dyn_array<std::int32_t> first;
   detail::dyn_array<std::int32_t> kernel;
-  detail::dyn_array<std::int32_t> last;  // [buffer * streams + stream], -1 for none
+  detail::dyn_array<std::int32_t> last;      // [buffer * streams + stream], -1 for none
+  detail::dyn_array<std::int32_t> first_on;  // [buffer * streams + stream], -1 for none
   detail::dyn_array<bool> chunk_local;
 
   constexpr const std::int32_t* last_on_streams(std::int32_t b) const {
     return last.data() + static_cast<std::size_t>(b) * streams;
   }
+  constexpr const std::int32_t* first_on_streams(std::int32_t b) const {
+    return first_on.data() + static_cast<std::size_t>(b) * streams;
+  }
 };
 
 constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kernel_partition& parts) {
-  buffer_accesses out{p.streams.size(), detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
+  buffer_accesses out{p.streams.size(),
                       detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
+                      detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
+                      detail::dyn_array<std::int32_t>(p.buffers.size() * p.streams.size(), -1),
                       detail::dyn_array<std::int32_t>(p.buffers.size() * p.streams.size(), -1),
                       detail::dyn_array<bool>(p.buffers.size(), true)};
   detail::dyn_array<ir::region> first_region(p.buffers.size());
@@ -58,7 +64,9 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
         out.first[at] = i;
         first_region[at] = r;
       }
-      out.last[at * out.streams + static_cast<std::size_t>(s.stream)] = i;
+      const auto on = at * out.streams + static_cast<std::size_t>(s.stream);
+      out.last[on] = i;
+      if (out.first_on[on] < 0) out.first_on[on] = i;
       const bool one_region = first_region[at] == r;
       out.kernel[at] = (out.kernel[at] == -1 || out.kernel[at] == k) && one_region ? k : -2;
       if (k < 0 || ir::is_whole(r) || r.parts != first_region[at].parts)
@@ -103,7 +111,10 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
   m.storage.assign(p.buffers.size(), storage_bound);
   // Per slot and stream, the latest access of any temp placed in it: accesses
   // on one stream are ordered by program order, so a new occupant may follow
-  // when each stream's latest access happens before its first.
+  // when each stream's latest access happens before its first access on
+  // every stream (not only its first access: chunks of a temp written on two
+  // streams need not be ordered with each other, so the later one may not be
+  // ordered after what the first one follows).
   detail::dyn_array<std::int32_t> slot_last;
 
   // Temps in order of first access, so a slot's earlier occupants come first.
@@ -126,7 +137,7 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
       continue;
     }
     const auto& info = p.buffers[b];
-    const auto first = uses.first[at];
+    const auto* firsts = uses.first_on_streams(b);
     std::int32_t chosen = -1;
     for (std::int32_t slot = 0; slot < static_cast<std::int32_t>(m.slots.size()) && chosen < 0; ++slot) {
       const auto& si = m.slots[static_cast<std::size_t>(slot)];
@@ -134,8 +145,11 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
       bool free = true;
       for (std::size_t t = 0; t < streams && free; ++t) {
         const auto last = slot_last[static_cast<std::size_t>(slot) * streams + t];
-        free = last < 0 || (last == first && p.stmts[first].kind == ir::stmt_kind::assign) ||
-               hb.ordered(last, first);
+        for (std::size_t u = 0; u < streams && free && last >= 0; ++u) {
+          const auto first = firsts[u];
+          free = first < 0 || (last == first && p.stmts[first].kind == ir::stmt_kind::assign) ||
+                 hb.ordered(last, first);
+        }
       }
       if (free) chosen = slot;
     }
