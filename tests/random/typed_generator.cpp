@@ -108,7 +108,7 @@ class typed_generator : public generator_base {
   }
   bool readable(leaf_ref l) const {
     return l.k == kind::in || l.k == kind::io || l.k == kind::in_int || l.k == kind::in_double ||
-           model_->written(id_of(l));
+           model_->written(ir::whole(id_of(l)));
   }
 
   // Calls f(handle) for a random float-valued leaf of the domain (or 0-d):
@@ -226,10 +226,10 @@ class typed_generator : public generator_base {
     const auto value = expression(static_cast<int>(r_.below(3)), domain_of(target));
     // Compound assignment reads the target: only once it holds a value.
     const bool compound = readable(target) && r_.chance(0.3);
-    std::vector<std::int32_t> reads;
-    loads_of(b_.ir(), value.node, reads);
-    if (compound) reads.push_back(id);
-    order_before(current, reads, id);
+    std::vector<ir::region> reads;
+    regions_loaded(b_.ir(), value.node, reads);
+    if (compound) reads.push_back(ir::whole(id));
+    order_before(current, reads, {ir::whole(id)});
     auto write = [&](auto& handle) {
       if (!compound) {
         handle = value;
