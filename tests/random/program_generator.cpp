@@ -111,9 +111,9 @@ class dynamic_generator : public generator_base {
         scopes.pop_back();
       } else if (x < 34) {
         random_sync(current);
-      } else if (x < 40 && chunks_) {
+      } else if (x < 42 && chunks_) {
         chunk_loop(current);
-      } else if (x < 52 && copies_) {
+      } else if (x < 54 && copies_) {
         const auto dst = random_target(chunks_ && r_.chance(0.4));
         if (!copy(current, dst)) assign(current, dst);
       } else {
@@ -220,8 +220,9 @@ class dynamic_generator : public generator_base {
              !(from.domain == to.domain && r.parts != dst.parts);
     };
     std::vector<ir::region> sources;
-    if (prefer.buffer >= 0 && fits(prefer) && r_.chance(0.8)) sources.push_back(prefer);
-    for (std::int32_t b = 0; sources.empty() && b < static_cast<std::int32_t>(access::ir(b_).buffers.size());
+    const bool preferred = prefer.buffer >= 0 && fits(prefer) && r_.chance(0.8);
+    if (preferred) sources.push_back(prefer);
+    for (std::int32_t b = 0; !preferred && b < static_cast<std::int32_t>(access::ir(b_).buffers.size());
          ++b) {
       if (fits(ir::whole(b))) sources.push_back(ir::whole(b));
       for (auto k : counts_of(b))
@@ -268,7 +269,7 @@ class dynamic_generator : public generator_base {
     std::vector<stage> stages;
     const auto n = 1 + r_.below(3);
     for (std::size_t j = 0; j < n; ++j) {
-      const auto buffer = !temps.empty() && r_.chance(0.5) ? r_.pick(temps) : r_.pick(candidates);
+      const auto buffer = !temps.empty() && r_.chance(0.6) ? r_.pick(temps) : r_.pick(candidates);
       stages.push_back({buffer, r_.chance(0.3) ? current : random_stream(), copies_ && r_.chance(0.5)});
     }
     const bool reverse = r_.chance(0.2);
@@ -281,6 +282,18 @@ class dynamic_generator : public generator_base {
         if (!(st.by_copy && copy(stream, dst, previous))) assign(stream, dst, previous);
         previous = dst;
       }
+    }
+    // Often, a statement that reads a stage's buffer whole (a temp filled
+    // chunk by chunk is read whole only now), on some stream.
+    if (r_.chance(0.8)) {
+      const auto read = ir::whole(r_.pick(stages).buffer);
+      std::vector<std::int32_t> targets;
+      for (auto b : candidates)
+        if (b != read.buffer) targets.push_back(b);
+      if (targets.empty()) return;
+      const auto dst = ir::whole(r_.pick(targets));
+      const auto stream = r_.chance(0.5) ? current : random_stream();
+      if (!(copies_ && r_.chance(0.3) && copy(stream, dst, read))) assign(stream, dst, read);
     }
   }
 
@@ -355,7 +368,7 @@ class dynamic_generator : public generator_base {
     const auto regions = leaf_regions(sh, boolean);
     const auto params = leaf_params(boolean);
     const auto x = r_.below(100);
-    if (x < 30 && sh.prefer.buffer >= 0 && (info_of(sh.prefer.buffer).type == dtype::boolean) == boolean &&
+    if (x < 40 && sh.prefer.buffer >= 0 && (info_of(sh.prefer.buffer).type == dtype::boolean) == boolean &&
         readable(sh.prefer))
       return access::load(b_, sh.prefer);
     if (x < 65 && !regions.empty()) {

@@ -112,6 +112,9 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
   for (const auto& op : v.ops)
     if (op.role == sd::sync_role::automatic) seen.insert("sync inserted");
   if (v.has_note("already implied")) seen.insert("redundant wait removed");
+  // The typed family (the public API) reaches copies and chunks too.
+  if (g.family == "typed" && seen.count("copy")) seen.insert("typed: copy");
+  if (g.family == "typed" && seen.count("chunk written")) seen.insert("typed: chunk written");
   for (const auto& f : seen) ++t.features[f];
 }
 
