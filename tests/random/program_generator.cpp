@@ -87,6 +87,17 @@ class dynamic_generator : public generator_base {
     declare_buffers(ir::access::inout, "io", 0, 2);
     declare_buffers(ir::access::output, "out", 1, 4);
     declare_buffers(ir::access::temp, "t", 0, 6);
+    // A domain is as long as the buffers bound to it: one with only temps
+    // is empty (its statements do nothing, and copies from it are empty too).
+    for (std::size_t d = 0; d < domains; ++d) {
+      bool bound = false;
+      for (const auto& b : access::ir(b_).buffers)
+        bound = bound || (b.domain == static_cast<std::int32_t>(d) && b.kind != ir::access::temp);
+      if (!bound) {
+        g.inputs.extents[d] = extents_[d] = 0;
+        if (chunks_) counts_[d] = chunk_counts_of(0);
+      }
+    }
     const auto params = r_.below(3);
     for (std::size_t i = 0; i < params; ++i) {
       const auto t = random_dtype(r_);
