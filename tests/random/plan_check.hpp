@@ -168,6 +168,24 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   }
   if (!err.str().empty()) return err.str();
 
+  // --- a step's source and destination never share memory (a copy is one
+  // memcpy; the memory plan must not put them in one slot where they meet) ----
+  for (std::size_t x = 0; x < accesses.size(); ++x)
+    for (std::size_t y = 0; y < accesses.size(); ++y) {
+      const auto& a = accesses[x];
+      const auto& b = accesses[y];
+      if (a.op != b.op || ops[a.op].kind != op_kind::step || a.writes || !b.writes ||
+          a.location != b.location)
+        continue;
+      ir::region other = b.where;
+      other.buffer = a.where.buffer;
+      if (regions_meet(a.where, other)) {
+        err << "user statement #" << a.origin << " copies '" << v.ir.buffer_name(a.where.buffer) << "' into '"
+            << v.ir.buffer_name(b.where.buffer) << "' over memory they share\n";
+        return err.str();
+      }
+    }
+
   // --- every conflicting pair ordered as in program order ------------------------------
   for (std::size_t x = 0; x < accesses.size(); ++x)
     for (std::size_t y = 0; y < accesses.size(); ++y) {

@@ -246,3 +246,42 @@ TEST_CASE("random programs: the plan check catches the races sd::unchecked leave
   }
   CHECK(racy_seen == 20);
 }
+
+TEST_CASE("random programs: the plan check follows copies and chunks", "[random]") {
+  // Unsynchronised (sd::unchecked) plans of small programs: the check must
+  // see a copy's race, and a race between chunks exactly when they meet.
+  auto problem = [](auto body, sd::options o) {
+    sd::builder b;
+    body(b);
+    const sd::ir::program user = b.ir();
+    const auto m = sd::passes::schedule(static_cast<sd::builder&&>(b).ir(), o);
+    REQUIRE(m.ir.ok());
+    return rt::check_plan(sd::view_of(m), user);
+  };
+  auto copy_on_side = [](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto t = p.temp<float>("t");
+    auto y = p.output<float>("y");
+    auto side = p.stream("side");
+    t = x + 1;
+    sd::with_stream(side, [&] { sd::copy(y, t); });
+  };
+  CHECK(problem(copy_on_side, sd::unchecked).find("user statements #0 (writes 't') and #1 (reads 't')") !=
+        std::string::npos);
+  CHECK(problem(copy_on_side, sd::automatic).empty());
+  auto chunks = [](int a, int ka, int b, int kb) {
+    return [=](sd::builder& p) {
+      auto x = p.input<float>("x");
+      auto y = p.output<float>("y");
+      auto side = p.stream("side");
+      sd::with_stream(side, [&] { y.chunk(a, ka) = x.chunk(a, ka) + 1; });
+      y.chunk(b, kb) = x.chunk(b, kb) * 2;
+      y.chunk(1 - a, 2) = x.chunk(1 - a, 2);  // races too wherever it meets the side's chunk
+    };
+  };
+  CHECK(problem(chunks(0, 2, 1, 2), sd::unchecked).empty());
+  CHECK(problem(chunks(0, 3, 1, 2), sd::unchecked).empty());   // [0, 1/3) and [1/2, 1)
+  CHECK(!problem(chunks(0, 2, 1, 4), sd::unchecked).empty());  // quarter 1 lies in half 0
+  CHECK(!problem(chunks(1, 3, 1, 2), sd::unchecked).empty());  // [1/3, 2/3) meets [1/2, 1)
+  CHECK(problem(chunks(1, 3, 1, 2), sd::automatic).empty());
+}
