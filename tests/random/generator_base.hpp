@@ -123,7 +123,7 @@ class generator_base {
   }
 
   // For programs with chunks: extents that are multiples of several chunk
-  // counts (2, 3, 4, 8), mostly small, some across the host executor's
+  // counts (2, 3, 4, 6, 8), mostly small, some across the host executor's
   // blocks, a rare one large; some plain ones, where fewer counts divide.
   static std::size_t chunk_friendly_extent(rng& r) {
     constexpr std::size_t small[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 72, 96, 120};
@@ -139,7 +139,7 @@ class generator_base {
   // The chunk counts an extent allows (it must be a multiple of each).
   static std::vector<std::int32_t> chunk_counts_of(std::size_t extent) {
     std::vector<std::int32_t> out;
-    for (std::int32_t k : {2, 3, 4, 8})
+    for (std::int32_t k : {2, 3, 4, 6, 8})
       if (extent % static_cast<std::size_t>(k) == 0) out.push_back(k);
     return out;
   }

@@ -101,7 +101,7 @@ statement_regions regions_of(const Program& p, const ir::statement& st) {
 }
 
 // Which parts of a buffer hold values: a bit per 1/24 of it (24 is a multiple
-// of every chunk count the generators use: 1, 2, 3, 4, 8).
+// of every chunk count the generators use: 1, 2, 3, 4, 6, 8).
 class coverage {
  public:
   static constexpr std::int32_t cells = 24;

@@ -71,8 +71,8 @@ class dynamic_generator : public generator_base {
     }
     extents_ = g.inputs.extents;
     for (auto n : extents_) counts_.push_back(chunks_ ? chunk_counts_of(n) : std::vector<std::int32_t>{});
-    constexpr std::int32_t counts[] = {2, 3, 4, 8};
-    favourite_count_ = counts[r_.below(4)];
+    constexpr std::int32_t counts[] = {2, 3, 4, 6, 8};
+    favourite_count_ = counts[r_.below(5)];
     auto declare_buffers = [&](ir::access kind, const char* prefix, std::size_t lo, std::size_t hi) {
       const auto n = lo + r_.below(hi - lo + 1);
       for (std::size_t i = 0; i < n; ++i) {
