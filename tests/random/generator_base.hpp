@@ -122,14 +122,38 @@ class generator_base {
     return x < 600 ? favourites[r.below(11)] : static_cast<std::size_t>(r.between(1, 50));
   }
 
-  // Before a statement on `s` that reads `reads` and writes `target`: the
-  // syncs it needs (all of them for sd::checked, some for sd::automatic).
-  void order_before(std::int32_t s, const std::vector<std::int32_t>& reads, std::int32_t target) {
+  // For programs with chunks: extents that are multiples of several chunk
+  // counts (2, 3, 4, 6, 8), mostly small, some across the host executor's
+  // blocks, a rare one large; some plain ones, where fewer counts divide.
+  static std::size_t chunk_friendly_extent(rng& r) {
+    constexpr std::size_t small[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 72, 96, 120};
+    constexpr std::size_t blocks[] = {504, 528, 1032, 1536};
+    const auto x = r.below(1000);
+    if (x < 2) return 70008;
+    if (x < 40) return blocks[r.below(4)];
+    if (x < 700) return small[r.below(14)];
+    if (x < 850) return 24 * static_cast<std::size_t>(r.between(1, 10));
+    return random_extent(r);
+  }
+
+  // The chunk counts an extent allows (it must be a multiple of each).
+  static std::vector<std::int32_t> chunk_counts_of(std::size_t extent) {
+    std::vector<std::int32_t> out;
+    for (std::int32_t k : {2, 3, 4, 6, 8})
+      if (extent % static_cast<std::size_t>(k) == 0) out.push_back(k);
+    return out;
+  }
+
+  // Before a statement on `s` that reads `reads` and writes `writes`
+  // (regions): the syncs it needs (all of them for sd::checked, some for
+  // sd::automatic).
+  void order_before(std::int32_t s, const std::vector<ir::region>& reads,
+                    const std::vector<ir::region>& writes) {
     std::vector<std::int32_t> skipped;
     for (;;) {
       model_->observe(detail::builder_access::ir(state()));
       std::vector<std::int32_t> pending;
-      for (auto t : model_->unordered_streams(s, reads, target)) {
+      for (auto t : model_->unordered_streams(s, reads, writes)) {
         bool skip = false;
         for (auto k : skipped) skip = skip || k == t;
         if (!skip) pending.push_back(t);
@@ -141,19 +165,19 @@ class generator_base {
         ++syncs_left_out_;
         continue;
       }
-      sync_with(s, t, reads, target);
+      sync_with(s, t, reads, writes);
     }
   }
 
-  void sync_with(std::int32_t s, std::int32_t t, const std::vector<std::int32_t>& reads,
-                 std::int32_t target) {
+  void sync_with(std::int32_t s, std::int32_t t, const std::vector<ir::region>& reads,
+                 const std::vector<ir::region>& writes) {
     auto& b = state();
     std::vector<std::int32_t> covering;  // events whose latest record already captured the accesses
     for (std::int32_t e = 0; e < static_cast<std::int32_t>(detail::builder_access::last_record(b).size());
          ++e) {
       const auto rec = detail::builder_access::last_record(b)[static_cast<std::size_t>(e)];
       if (rec >= 0 && detail::builder_access::ir(b).stmts[static_cast<std::size_t>(rec)].stream == t &&
-          model_->record_covers(static_cast<std::size_t>(rec), s, reads, target, t))
+          model_->record_covers(static_cast<std::size_t>(rec), s, reads, writes, t))
         covering.push_back(e);
     }
     const auto events = static_cast<std::int32_t>(detail::builder_access::ir(b).events.size());

@@ -2,11 +2,11 @@
 // Checks a scheduled plan without running it: every pair of conflicting
 // memory accesses in the plan is ordered, in program order, by the plan's own
 // happens-before (stream order of ops, record -> wait edges, entry and exit
-// edges). Memory is what an executor touches: a bound buffer, a workspace
-// slot (so two temps sharing a slot conflict), or a register temp (which
-// must stay inside one kernel). This is stronger than running find_race on
-// the scheduled statements: it checks the ops the executors follow, after
-// fusion and memory planning, and it is written independently of the passes.
+// edges). Accesses are regions (whole buffers or chunks, by kernels and by
+// steps such as copies); two conflict only where they share elements. Memory is what an executor touches: a
+// bound buffer, a workspace slot (so two temps sharing a slot conflict), or a register temp (which must stay
+// inside one kernel). This is stronger than running find_race on the scheduled statements: it checks the ops
+// the executors follow, after fusion and memory planning, and it is written independently of the passes.
 #include <cstdint>
 #include <sstream>
 #include <streamdsl/ir/render.hpp>
@@ -74,80 +74,117 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
     f.insert(i);
   }
 
-  // --- accesses of the plan's statements --------------------------------------------
+  // --- accesses of the plan's statements (kernels and steps) ------------------------
   struct access {
     std::int32_t origin;    // position in the user's program
-    std::size_t op;         // the kernel op
-    std::int32_t position;  // index of the statement inside its kernel
+    std::size_t op;         // the kernel or step op
+    std::int32_t position;  // index of the statement inside its kernel (0 for a step)
     std::int64_t location;  // memory: bound buffer b -> b, slot s -> -(s + 1) - 1'000'000
-    std::int32_t buffer;
+    ir::region where;       // the region of its buffer
     bool writes;
     std::int32_t scheduled;  // position in the scheduled program (after placement moves)
   };
   std::vector<access> accesses;
   std::vector<int> user_seen(user.stmts.size(), 0);
   std::vector<std::int64_t> register_kernel(v.ir.buffers.size(), -1);
-  for (std::size_t k = 0; k < v.kernels.size(); ++k) {
-    const auto& info = v.kernels[k];
-    std::int32_t position = 0;
-    for (auto idx : v.kernel_statements(k)) {
-      const auto& s = v.ir.stmts[static_cast<std::size_t>(idx)];
-      if (s.kind != ir::stmt_kind::assign || s.origin < 0 ||
-          static_cast<std::size_t>(s.origin) >= user.stmts.size()) {
-        err << "kernel k" << k << " holds statement " << idx
-            << " that is no assignment of the user's program\n";
-        return err.str();
-      }
-      const auto& u = user.stmts[static_cast<std::size_t>(s.origin)];
-      if (u.kind != ir::stmt_kind::assign ||
-          ir::statement_text(v.ir, s).view() != ir::statement_text(user_view, u).view()) {
-        err << "kernel k" << k << " statement `" << ir::statement_text(v.ir, s).view()
-            << "` claims to be user statement #" << s.origin << ", which differs\n";
-        return err.str();
-      }
-      ++user_seen[static_cast<std::size_t>(s.origin)];
-      if (s.stream != info.stream)
-        err << "statement #" << s.origin << " is in kernel k" << k << " of another stream\n";
+  // Statement `idx` of the scheduled program, run by op `op` (kernel k, or
+  // k = -1 for a step): checked against the user's statement it claims to
+  // be, its accesses recorded.
+  auto take = [&](std::int32_t idx, std::size_t op, std::int64_t k, std::int32_t position) {
+    const auto& s = v.ir.stmts[static_cast<std::size_t>(idx)];
+    const auto wanted = k >= 0 ? ir::stmt_kind::assign : ir::stmt_kind::step;
+    if (s.kind != wanted || s.origin < 0 || static_cast<std::size_t>(s.origin) >= user.stmts.size()) {
+      err << "op " << op << " runs statement " << idx << " that is no " << (k >= 0 ? "assignment" : "step")
+          << " of the user's program\n";
+      return false;
+    }
+    const auto& u = user.stmts[static_cast<std::size_t>(s.origin)];
+    if (u.kind != s.kind || ir::statement_text(v.ir, s).view() != ir::statement_text(user_view, u).view()) {
+      err << "op " << op << " statement `" << ir::statement_text(v.ir, s).view()
+          << "` claims to be user statement #" << s.origin << ", which differs\n";
+      return false;
+    }
+    ++user_seen[static_cast<std::size_t>(s.origin)];
+    if (s.stream != ops[op].stream)
+      err << "statement #" << s.origin << " runs in op " << op << " of another stream\n";
+    const auto regions = regions_of(v.ir, s);
+    if (k >= 0) {
+      const auto& info = v.kernels[static_cast<std::size_t>(k)];
       if (v.ir.buffers[static_cast<std::size_t>(s.target)].domain != info.domain)
         err << "statement #" << s.origin << " writes a buffer of another domain than its kernel k" << k
             << "'s\n";
-      std::vector<std::int32_t> reads;
-      loads_of(v.ir, s.root, reads);
-      auto add = [&](std::int32_t b, bool writes) {
-        const auto where = v.storage[static_cast<std::size_t>(b)];
-        std::int64_t location = b;
-        if (where == storage_register) {
-          auto& kk = register_kernel[static_cast<std::size_t>(b)];
-          if (kk >= 0 && kk != static_cast<std::int64_t>(k))
-            err << "register temp '" << v.ir.buffer_name(b) << "' is used in kernels k" << kk << " and k" << k
-                << '\n';
-          kk = static_cast<std::int64_t>(k);
-        } else if (where >= 0) {
-          const auto& slot = v.slots[static_cast<std::size_t>(where)];
-          const auto& bi = v.ir.buffers[static_cast<std::size_t>(b)];
-          if (slot.domain != bi.domain || size_of(slot.type) != size_of(bi.type))
-            err << "temp '" << v.ir.buffer_name(b) << "' sits in slot " << where
-                << " of another domain or element size\n";
-          location = -1'000'000 - where;
-        } else if (v.ir.buffers[static_cast<std::size_t>(b)].kind == ir::access::temp) {
-          err << "temp '" << v.ir.buffer_name(b) << "' is bound by the caller\n";
-        }
-        accesses.push_back({s.origin, op_of_kernel[k], position, location, b, writes, idx});
-      };
-      for (auto b : reads) add(b, false);
-      add(s.target, true);
-      ++position;
+      if (regions.writes.size() != 1 || regions.writes[0].parts != info.parts)
+        err << "statement #" << s.origin << " writes another chunk count than its kernel k" << k
+            << " iterates\n";
     }
+    auto add = [&](const ir::region& r, bool writes) {
+      const auto b = r.buffer;
+      const auto where = v.storage[static_cast<std::size_t>(b)];
+      std::int64_t location = b;
+      if (where == storage_register) {
+        if (k < 0) err << "register temp '" << v.ir.buffer_name(b) << "' is accessed by a step\n";
+        auto& kk = register_kernel[static_cast<std::size_t>(b)];
+        if (kk >= 0 && kk != k)
+          err << "register temp '" << v.ir.buffer_name(b) << "' is used in kernels k" << kk << " and k" << k
+              << '\n';
+        kk = k;
+      } else if (where >= 0) {
+        const auto& slot = v.slots[static_cast<std::size_t>(where)];
+        const auto& bi = v.ir.buffers[static_cast<std::size_t>(b)];
+        if (slot.domain != bi.domain || size_of(slot.type) != size_of(bi.type))
+          err << "temp '" << v.ir.buffer_name(b) << "' sits in slot " << where
+              << " of another domain or element size\n";
+        location = -1'000'000 - where;
+      } else if (v.ir.buffers[static_cast<std::size_t>(b)].kind == ir::access::temp) {
+        err << "temp '" << v.ir.buffer_name(b) << "' is bound by the caller\n";
+      }
+      accesses.push_back({s.origin, op, position, location, r, writes, idx});
+    };
+    for (const auto& r : regions.reads) add(r, false);
+    for (const auto& r : regions.writes) add(r, true);
+    return true;
+  };
+  for (std::size_t k = 0; k < v.kernels.size(); ++k) {
+    std::int32_t position = 0;
+    for (auto idx : v.kernel_statements(k))
+      if (!take(idx, op_of_kernel[k], static_cast<std::int64_t>(k), position++)) return err.str();
   }
+  for (std::size_t i = 0; i < n_ops; ++i)
+    if (ops[i].kind == op_kind::step) {
+      if (ops[i].stmt < 0 || static_cast<std::size_t>(ops[i].stmt) >= v.ir.stmts.size()) {
+        err << "step op " << i << " names statement " << ops[i].stmt << " out of range\n";
+        return err.str();
+      }
+      if (!take(ops[i].stmt, i, -1, 0)) return err.str();
+    }
   for (std::size_t i = 0; i < user.stmts.size(); ++i) {
     const auto& u = user.stmts[i];
-    if (u.kind != ir::stmt_kind::assign) continue;
-    const bool temp = user.buffers[static_cast<std::size_t>(u.target)].kind == ir::access::temp;
+    if (u.kind != ir::stmt_kind::assign && u.kind != ir::stmt_kind::step) continue;
+    const auto written = regions_of(user, u).writes;
+    const bool temp = user.buffers[static_cast<std::size_t>(written.at(0).buffer)].kind == ir::access::temp;
     if (user_seen[i] > 1 || (!temp && user_seen[i] != 1))
       err << "user statement #" << i << " `" << ir::statement_text(user_view, u).view() << "` appears "
-          << user_seen[i] << " times in the plan's kernels\n";
+          << user_seen[i] << " times in the plan's kernels and steps\n";
   }
   if (!err.str().empty()) return err.str();
+
+  // --- a step's source and destination never share memory (a copy is one
+  // memcpy; the memory plan must not put them in one slot where they meet) ----
+  for (std::size_t x = 0; x < accesses.size(); ++x)
+    for (std::size_t y = 0; y < accesses.size(); ++y) {
+      const auto& a = accesses[x];
+      const auto& b = accesses[y];
+      if (a.op != b.op || ops[a.op].kind != op_kind::step || a.writes || !b.writes ||
+          a.location != b.location)
+        continue;
+      ir::region other = b.where;
+      other.buffer = a.where.buffer;
+      if (regions_meet(a.where, other)) {
+        err << "user statement #" << a.origin << " copies '" << v.ir.buffer_name(a.where.buffer) << "' into '"
+            << v.ir.buffer_name(b.where.buffer) << "' over memory they share\n";
+        return err.str();
+      }
+    }
 
   // --- every conflicting pair ordered as in program order ------------------------------
   for (std::size_t x = 0; x < accesses.size(); ++x)
@@ -157,15 +194,21 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
       // One buffer's accesses keep the user's order (placement moves preserve
       // it); two temps sharing a slot must not overlap, in the order the
       // scheduled program gives them (a move may put a later temp first).
-      const bool earlier = a.buffer == b.buffer ? a.origin < b.origin : a.scheduled < b.scheduled;
+      const bool same_buffer = a.where.buffer == b.where.buffer;
+      const bool earlier = same_buffer ? a.origin < b.origin : a.scheduled < b.scheduled;
       if (!earlier || a.location != b.location || !(a.writes || b.writes)) continue;
+      // Regions of one buffer, or of two temps in one slot (each laid out
+      // over the slot as over its own buffer), meet only where they share a
+      // fraction of the extent.
+      ir::region other = b.where;
+      other.buffer = a.where.buffer;
+      if (!regions_meet(a.where, other)) continue;
       const bool ordered = a.op == b.op ? a.position < b.position : before[b.op].contains(a.op);
       if (!ordered) {
         err << "user statements #" << a.origin << " (" << (a.writes ? "writes" : "reads") << " '"
-            << v.ir.buffer_name(a.buffer) << "') and #" << b.origin << " (" << (b.writes ? "writes" : "reads")
-            << " '" << v.ir.buffer_name(b.buffer) << "')";
-        if (a.location < 0 && a.buffer != b.buffer)
-          err << " share workspace slot " << (-1'000'000 - a.location);
+            << v.ir.buffer_name(a.where.buffer) << "') and #" << b.origin << " ("
+            << (b.writes ? "writes" : "reads") << " '" << v.ir.buffer_name(b.where.buffer) << "')";
+        if (a.location < 0 && !same_buffer) err << " share workspace slot " << (-1'000'000 - a.location);
         err << ": op " << b.op << " (stream " << v.ir.stream_name(ops[b.op].stream)
             << ") is not ordered after op " << a.op << " (stream " << v.ir.stream_name(ops[a.op].stream)
             << ")\n";
@@ -175,15 +218,16 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
 
   // --- the caller's view: work starts after entry and ends before exit ------------------
   for (std::size_t i = 0; i < n_ops; ++i) {
-    if (ops[i].kind != op_kind::kernel || ops[i].stream == ir::main_stream) continue;
+    if ((ops[i].kind != op_kind::kernel && ops[i].kind != op_kind::step) || ops[i].stream == ir::main_stream)
+      continue;
     if (entry_record < 0 || !before[i].contains(static_cast<std::size_t>(entry_record)))
-      err << "kernel op " << i << " on stream " << v.ir.stream_name(ops[i].stream)
+      err << "kernel or step op " << i << " on stream " << v.ir.stream_name(ops[i].stream)
           << " is not after the entry edge\n";
   }
   const auto& at_exit = frontier[ir::main_stream];
   for (std::size_t i = 0; i < n_ops; ++i)
-    if (ops[i].kind == op_kind::kernel && !at_exit.contains(i))
-      err << "kernel op " << i << " on stream " << v.ir.stream_name(ops[i].stream)
+    if ((ops[i].kind == op_kind::kernel || ops[i].kind == op_kind::step) && !at_exit.contains(i))
+      err << "kernel or step op " << i << " on stream " << v.ir.stream_name(ops[i].stream)
           << " is not before the exit edge\n";
   return err.str();
 }

@@ -58,23 +58,46 @@ class dynamic_generator : public generator_base {
   void declare(generated_program& g) {
     const auto streams = random_stream_count();
     for (std::size_t s = 1; s < streams; ++s) access::add_stream(b_, "s" + std::to_string(s));
-    g.inputs.extents.push_back(random_extent(r_));
+    // About half the programs cut buffers into chunks; their extents are
+    // chosen so that several chunk counts divide them.
+    chunks_ = r_.chance(0.5);
+    copies_ = r_.chance(0.5);
+    auto extent = [&] { return chunks_ ? chunk_friendly_extent(r_) : random_extent(r_); };
+    g.inputs.extents.push_back(extent());
     const auto domains = 1 + r_.below(3);
     for (std::size_t d = 1; d < domains; ++d) {
       access::add_domain(b_, "d" + std::to_string(d));
-      g.inputs.extents.push_back(random_extent(r_));
+      g.inputs.extents.push_back(extent());
     }
+    extents_ = g.inputs.extents;
+    for (auto n : extents_) counts_.push_back(chunks_ ? chunk_counts_of(n) : std::vector<std::int32_t>{});
+    constexpr std::int32_t counts[] = {2, 3, 4, 6, 8};
+    favourite_count_ = counts[r_.below(5)];
     auto declare_buffers = [&](ir::access kind, const char* prefix, std::size_t lo, std::size_t hi) {
       const auto n = lo + r_.below(hi - lo + 1);
       for (std::size_t i = 0; i < n; ++i) {
         const auto domain = r_.chance(0.15) ? -1 : static_cast<std::int32_t>(r_.below(domains) * r_.below(2));
-        access::add_buffer(b_, prefix + std::to_string(i), kind, random_dtype(r_), domain);
+        // Copies need two buffers of one element type: programs with copies
+        // draw from fewer types.
+        const auto type = copies_ && r_.chance(0.5) ? dtype::float32 : random_dtype(r_);
+        access::add_buffer(b_, prefix + std::to_string(i), kind, type, domain);
       }
     };
     declare_buffers(ir::access::input, "in", 1, 4);
     declare_buffers(ir::access::inout, "io", 0, 2);
     declare_buffers(ir::access::output, "out", 1, 4);
     declare_buffers(ir::access::temp, "t", 0, 6);
+    // A domain is as long as the buffers bound to it: one with only temps
+    // is empty (its statements do nothing, and copies from it are empty too).
+    for (std::size_t d = 0; d < domains; ++d) {
+      bool bound = false;
+      for (const auto& b : access::ir(b_).buffers)
+        bound = bound || (b.domain == static_cast<std::int32_t>(d) && b.kind != ir::access::temp);
+      if (!bound) {
+        g.inputs.extents[d] = extents_[d] = 0;
+        if (chunks_) counts_[d] = chunk_counts_of(0);
+      }
+    }
     const auto params = r_.below(3);
     for (std::size_t i = 0; i < params; ++i) {
       const auto t = random_dtype(r_);
@@ -89,57 +112,231 @@ class dynamic_generator : public generator_base {
     const auto size = r_.below(100);
     const auto assigns = size < 3 ? r_.between(100, 200) : size < 13 ? r_.between(25, 60) : r_.between(2, 24);
     std::vector<std::int32_t> scopes;
-    const auto streams = access::ir(b_).streams.size();
-    for (std::int64_t done = 0; done < assigns;) {
+    for (; done_ < assigns;) {
       const auto current = scopes.empty() ? ir::main_stream : scopes.back();
       access::current_stream(b_) = current;
       const auto x = r_.below(100);
       if (x < 16 && scopes.size() < 3) {
-        scopes.push_back(static_cast<std::int32_t>(r_.below(streams)));  // nested scope
+        scopes.push_back(random_stream());  // nested scope
       } else if (x < 26 && !scopes.empty()) {
         scopes.pop_back();
       } else if (x < 34) {
         random_sync(current);
+      } else if (x < 42 && chunks_) {
+        chunk_loop(current);
+      } else if (x < 54 && copies_) {
+        const auto dst = random_target(chunks_ && r_.chance(0.4));
+        if (!copy(current, dst)) assign(current, dst);
       } else {
-        assign(current);
-        ++done;
+        assign(current, random_target(chunks_ && r_.chance(0.4)));
       }
     }
   }
 
-  bool readable(std::int32_t buffer) const {
-    const auto kind = access::ir(b_).buffers[static_cast<std::size_t>(buffer)].kind;
-    return kind == ir::access::input || kind == ir::access::inout || model_->written(buffer);
-  }
+  std::int32_t random_stream() { return static_cast<std::int32_t>(r_.below(access::ir(b_).streams.size())); }
 
-  void assign(std::int32_t stream) {
+  // --- regions --------------------------------------------------------------------
+  const ir::buffer_info& info_of(std::int32_t buffer) const {
+    return access::ir(b_).buffers[static_cast<std::size_t>(buffer)];
+  }
+  std::size_t extent_of(std::int32_t buffer) const {
+    const auto d = info_of(buffer).domain;
+    return d < 0 ? 1 : extents_[static_cast<std::size_t>(d)];
+  }
+  const std::vector<std::int32_t>& counts_of(std::int32_t buffer) const {
+    static const std::vector<std::int32_t> none;
+    const auto d = info_of(buffer).domain;
+    return d < 0 ? none : counts_[static_cast<std::size_t>(d)];
+  }
+  std::size_t size_of_region(const ir::region& r) const {
+    return extent_of(r.buffer) / static_cast<std::size_t>(r.parts);
+  }
+  // A chunk count for a buffer: the program's favourite most often (so that
+  // chunks line up into pipelines), any other it allows sometimes, 1 (the
+  // whole buffer) when none divides its extent.
+  std::int32_t chunk_count_for(std::int32_t buffer) {
+    const auto& counts = counts_of(buffer);
+    if (counts.empty()) return 1;
+    for (auto k : counts)
+      if (k == favourite_count_ && r_.chance(0.6)) return k;
+    return r_.pick(counts);
+  }
+  // A random region to write: a whole buffer, or (chunked) a chunk of one.
+  ir::region random_target(bool chunked) {
     std::vector<std::int32_t> targets;
     for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i)
-      if (access::ir(b_).buffers[static_cast<std::size_t>(i)].kind != ir::access::input) targets.push_back(i);
+      if (info_of(i).kind != ir::access::input && (!chunked || !counts_of(i).empty())) targets.push_back(i);
+    if (targets.empty()) return random_target(false);
     const auto target = r_.pick(targets);
-    const auto& info = access::ir(b_).buffers[static_cast<std::size_t>(target)];
-    model_->observe(access::ir(b_));
-    operand value = expression(
-        category_of(info.type) == dtype_category::boolean || r_.chance(0.1) ? want::boolean : want::numeric,
-        static_cast<int>(r_.below(4)), info.domain, target);
-    if (!assignable(info.type, value.type.type) || r_.chance(0.1))
-      value = access::unary(b_, ir::op::cast, value, info.type, info.type);
-    std::vector<std::int32_t> reads;
-    loads_of(access::ir(b_), value.node, reads);
-    order_before(stream, reads, target);
-    access::current_stream(b_) = stream;
-    access::assign(b_, ir::whole(target), value);
+    if (!chunked) return ir::whole(target);
+    const auto k = chunk_count_for(target);
+    return chunk(target, static_cast<std::int32_t>(r_.below(static_cast<std::size_t>(k))), k);
+  }
+  ir::region chunk(std::int32_t buffer, std::int32_t part, std::int32_t parts) {
+    if (parts == 1) return ir::whole(buffer);
+    return access::chunk(b_, buffer, part, parts);
   }
 
-  // Leaves: buffers of the statement's domain (or 0-d) that hold values.
-  std::vector<std::int32_t> leaf_buffers(std::int32_t domain, bool boolean, std::int32_t target) const {
-    std::vector<std::int32_t> out;
+  bool readable(const ir::region& r) const {
+    const auto kind = info_of(r.buffer).kind;
+    return kind == ir::access::input || kind == ir::access::inout || model_->written(r);
+  }
+
+  // The builder stores a statement's regions; the tester's model reads them
+  // from there, so check they are the ones the generator meant.
+  void check_written_as_meant(const std::vector<ir::region>& reads, const ir::region& written) const {
+    const auto& p = access::ir(b_);
+    const auto regions = regions_of(p, p.stmts.back());
+    bool same =
+        regions.writes.size() == 1 && regions.writes[0] == written && regions.reads.size() == reads.size();
+    for (const auto& r : reads) {
+      bool found = false;
+      for (const auto& x : regions.reads) found = found || x == r;
+      same = same && found;
+    }
+    if (!same) throw std::logic_error("generator: the builder stored other regions than the statement's");
+  }
+
+  // --- statements -----------------------------------------------------------------
+  // `target` = a random expression over its shape (the target's domain and
+  // chunk count; `prefer`, when set, is a region the leaves favour).
+  void assign(std::int32_t stream, ir::region target, ir::region prefer = {}) {
+    const auto& info = info_of(target.buffer);
+    model_->observe(access::ir(b_));
+    const shape sh{info.domain, target, prefer};
+    operand value = expression(
+        category_of(info.type) == dtype_category::boolean || r_.chance(0.1) ? want::boolean : want::numeric,
+        static_cast<int>(r_.below(4)), sh);
+    if (!assignable(info.type, value.type.type) || r_.chance(0.1))
+      value = access::unary(b_, ir::op::cast, value, info.type, info.type);
+    std::vector<ir::region> reads;
+    regions_loaded(access::ir(b_), value.node, reads);
+    order_before(stream, reads, {target});
+    access::current_stream(b_) = stream;
+    access::assign(b_, target, value);
+    check_written_as_meant(reads, target);
+    ++done_;
+  }
+
+  // sd::copy(dst, src) from a region of the same element type and size that
+  // holds values and does not overlap dst (in another domain too, when the
+  // sizes agree); false when there is none. `prefer` is taken when it fits.
+  bool copy(std::int32_t stream, ir::region dst, ir::region prefer = {}) {
+    model_->observe(access::ir(b_));
+    const auto& to = info_of(dst.buffer);
+    const auto size = size_of_region(dst);
+    auto fits = [&](const ir::region& r) {
+      const auto& from = info_of(r.buffer);
+      return from.type == to.type && size_of_region(r) == size && readable(r) && !regions_meet(r, dst) &&
+             !(from.domain == to.domain && r.parts != dst.parts);
+    };
+    std::vector<ir::region> sources;
+    const bool preferred = prefer.buffer >= 0 && fits(prefer) && r_.chance(0.8);
+    if (preferred) sources.push_back(prefer);
+    for (std::int32_t b = 0; !preferred && b < static_cast<std::int32_t>(access::ir(b_).buffers.size());
+         ++b) {
+      if (fits(ir::whole(b))) sources.push_back(ir::whole(b));
+      for (auto k : counts_of(b))
+        for (std::int32_t part = 0; part < k; ++part)
+          if (fits({b, part, k})) sources.push_back({b, part, k});
+    }
+    if (sources.empty()) return false;
+    auto src = r_.pick(sources);
+    src = chunk(src.buffer, src.part, src.parts);
+    order_before(stream, {src}, {dst});
+    access::current_stream(b_) = stream;
+    access::copy(b_, dst, src);
+    check_written_as_meant({src}, dst);
+    ++done_;
+    return true;
+  }
+
+  // A pipeline over the k chunks of a domain: for each chunk in turn, one to
+  // three stages, each writing chunk i of its own buffer (by a copy or an
+  // assignment that favours the previous stage's chunk), each stage on its
+  // own stream or, now and then, on another one per chunk. Temps among the
+  // stages are written chunk by chunk and later read whole.
+  void chunk_loop(std::int32_t current) {
+    std::vector<std::int32_t> domains;
+    for (std::int32_t d = 0; d < static_cast<std::int32_t>(counts_.size()); ++d)
+      if (!counts_[static_cast<std::size_t>(d)].empty()) domains.push_back(d);
+    if (domains.empty()) return assign(current, random_target(false));
+    const auto d = r_.pick(domains);
+    std::vector<std::int32_t> candidates, temps;
+    for (std::int32_t b = 0; b < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++b)
+      if (info_of(b).domain == d && info_of(b).kind != ir::access::input) {
+        candidates.push_back(b);
+        if (info_of(b).kind == ir::access::temp) temps.push_back(b);
+      }
+    if (candidates.empty()) return assign(current, random_target(false));
+    const auto& counts = counts_[static_cast<std::size_t>(d)];
+    std::int32_t k = r_.pick(counts);
+    for (auto c : counts)
+      if (c == favourite_count_ && r_.chance(0.6)) k = c;
+    struct stage {
+      std::int32_t buffer, stream;
+      bool by_copy;
+    };
+    std::vector<stage> stages;
+    const auto n = 1 + r_.below(3);
+    for (std::size_t j = 0; j < n; ++j) {
+      const auto buffer = !temps.empty() && r_.chance(0.6) ? r_.pick(temps) : r_.pick(candidates);
+      stages.push_back({buffer, r_.chance(0.3) ? current : random_stream(), copies_ && r_.chance(0.5)});
+    }
+    const bool reverse = r_.chance(0.2);
+    for (std::int32_t step = 0; step < k; ++step) {
+      const auto i = reverse ? k - 1 - step : step;
+      ir::region previous{};
+      for (const auto& st : stages) {
+        const auto stream = r_.chance(0.2) ? random_stream() : st.stream;
+        const auto dst = chunk(st.buffer, i, k);
+        if (!(st.by_copy && copy(stream, dst, previous))) assign(stream, dst, previous);
+        previous = dst;
+      }
+    }
+    // Often, a statement that reads a stage's buffer whole (a temp filled
+    // chunk by chunk is read whole only now), on some stream.
+    if (r_.chance(0.8)) {
+      const auto read = ir::whole(r_.pick(stages).buffer);
+      std::vector<std::int32_t> targets;
+      for (auto b : candidates)
+        if (b != read.buffer) targets.push_back(b);
+      if (targets.empty()) return;
+      const auto dst = ir::whole(r_.pick(targets));
+      const auto stream = r_.chance(0.5) ? current : random_stream();
+      if (!(copies_ && r_.chance(0.3) && copy(stream, dst, read))) assign(stream, dst, read);
+    }
+  }
+
+  // The shape a statement iterates (its target's domain, cut like its
+  // target), and a region its leaves favour.
+  struct shape {
+    std::int32_t domain;
+    ir::region target;
+    ir::region prefer;
+  };
+
+  // Leaves: regions of buffers of the statement's domain, cut like its
+  // target (or 0-d buffers, whole), that hold values.
+  std::vector<ir::region> leaf_regions(const shape& sh, bool boolean) const {
+    std::vector<ir::region> out;
+    const auto parts = sh.target.parts;
     for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i) {
-      const auto& info = access::ir(b_).buffers[static_cast<std::size_t>(i)];
-      if ((info.domain == domain || info.domain < 0) && readable(i) &&
-          (info.type == dtype::boolean) == boolean) {
-        out.push_back(i);
-        if (i == target) out.push_back(i);  // read-modify-write (inouts, x = x + 1) more often
+      const auto& info = info_of(i);
+      if ((info.type == dtype::boolean) != boolean || !(info.domain == sh.domain || info.domain < 0))
+        continue;
+      if (info.domain < 0 || parts == 1) {
+        if (readable(ir::whole(i))) out.push_back(ir::whole(i));
+        if (i == sh.target.buffer && readable(ir::whole(i)))
+          out.push_back(ir::whole(i));  // x = x + 1 more often
+        continue;
+      }
+      for (std::int32_t part = 0; part < parts; ++part) {
+        const ir::region r{i, part, parts};
+        if (!readable(r)) continue;
+        out.push_back(r);
+        if (part == sh.target.part) out.push_back(r);  // the same chunk more often
+        if (r == sh.target) out.push_back(r);          // read-modify-write of the chunk
       }
     }
     return out;
@@ -177,24 +374,30 @@ class dynamic_generator : public generator_base {
     return access::literal(b_, dtype::float64, v, static_cast<std::int64_t>(v));
   }
 
-  operand leaf(want w, std::int32_t domain, std::int32_t target) {
+  operand leaf(want w, const shape& sh) {
     const bool boolean = w == want::boolean;
-    const auto buffers = leaf_buffers(domain, boolean, target);
+    const auto regions = leaf_regions(sh, boolean);
     const auto params = leaf_params(boolean);
     const auto x = r_.below(100);
-    if (x < 65 && !buffers.empty()) return access::load(b_, ir::whole(r_.pick(buffers)));
+    if (x < 40 && sh.prefer.buffer >= 0 && (info_of(sh.prefer.buffer).type == dtype::boolean) == boolean &&
+        readable(sh.prefer))
+      return access::load(b_, sh.prefer);
+    if (x < 65 && !regions.empty()) {
+      const auto r = r_.pick(regions);
+      return access::load(b_, chunk(r.buffer, r.part, r.parts));
+    }
     if (x < 80 && !params.empty()) return access::param(b_, r_.pick(params));
     return literal(boolean);
   }
 
-  operand expression(want w, int depth, std::int32_t domain, std::int32_t target) {
-    if (depth <= 0 || r_.chance(0.25)) return leaf(w, domain, target);
-    return w == want::numeric ? numeric(depth, domain, target) : boolean(depth, domain, target);
+  operand expression(want w, int depth, const shape& sh) {
+    if (depth <= 0 || r_.chance(0.25)) return leaf(w, sh);
+    return w == want::numeric ? numeric(depth, sh) : boolean(depth, sh);
   }
 
-  operand numeric(int depth, std::int32_t domain, std::int32_t target) {
+  operand numeric(int depth, const shape& sh) {
     const auto x = r_.below(100);
-    auto sub = [&](want w) { return expression(w, depth - 1, domain, target); };
+    auto sub = [&](want w) { return expression(w, depth - 1, sh); };
     if (x < 40) {
       constexpr ir::op codes[] = {ir::op::add, ir::op::sub, ir::op::mul,
                                   ir::op::div, ir::op::min, ir::op::max};
@@ -227,9 +430,9 @@ class dynamic_generator : public generator_base {
     return where(sub(want::boolean), sub(want::numeric), sub(want::numeric));
   }
 
-  operand boolean(int depth, std::int32_t domain, std::int32_t target) {
+  operand boolean(int depth, const shape& sh) {
     const auto x = r_.below(100);
-    auto sub = [&](want w) { return expression(w, depth - 1, domain, target); };
+    auto sub = [&](want w) { return expression(w, depth - 1, sh); };
     if (x < 45) {
       constexpr ir::op codes[] = {ir::op::lt, ir::op::le, ir::op::gt, ir::op::ge, ir::op::eq, ir::op::ne};
       return access::binary(b_, codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
@@ -262,6 +465,12 @@ class dynamic_generator : public generator_base {
   }
 
   detail::builder_state b_;
+  bool chunks_ = false, copies_ = false;
+  std::vector<std::size_t> extents_;  // per domain
+  std::vector<std::vector<std::int32_t>>
+      counts_;  // per domain: the chunk counts it allows (chunked programs)
+  std::int32_t favourite_count_ = 2;
+  std::int64_t done_ = 0;  // assignments and copies written
 };
 
 }  // namespace

@@ -39,25 +39,58 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
   std::vector<int> records(p.events.size(), 0);
   std::vector<int> writer_stream(p.buffers.size(), -1);
   std::set<int> streams, domains;
+  std::vector<bool> whole_written(p.buffers.size(), false);
+  std::vector<std::set<int>> chunk_writer_streams(p.buffers.size());
+  std::vector<std::vector<std::pair<sd::ir::region, bool>>> chunk_accesses(
+      p.buffers.size());  // region, writes
   for (const auto& s : p.stmts) {
     streams.insert(s.stream);
     if (s.kind == sd::ir::stmt_kind::record && ++records[static_cast<std::size_t>(s.event)] == 2)
       seen.insert("event re-recorded");
     if (s.kind == sd::ir::stmt_kind::wait_stream) seen.insert("wait_stream");
-    if (s.kind != sd::ir::stmt_kind::assign) continue;
-    const auto& target = p.buffers[static_cast<std::size_t>(s.target)];
-    domains.insert(target.domain);
-    if (target.domain < 0) seen.insert("0-d target");
-    std::vector<std::int32_t> reads;
-    rt::loads_of(p, s.root, reads);
-    for (auto b : reads) {
-      const auto& info = p.buffers[static_cast<std::size_t>(b)];
-      if (info.kind == sd::ir::access::temp && writer_stream[static_cast<std::size_t>(b)] >= 0 &&
-          writer_stream[static_cast<std::size_t>(b)] != s.stream)
-        seen.insert("temp read on another stream");
-      if (b == s.target && info.kind == sd::ir::access::inout) seen.insert("inout read-modify-write");
+    if (s.kind != sd::ir::stmt_kind::assign && s.kind != sd::ir::stmt_kind::step) continue;
+    const auto regions = rt::regions_of(p, s);
+    const auto written = regions.writes.at(0);
+    const auto& target = p.buffers[static_cast<std::size_t>(written.buffer)];
+    if (s.kind == sd::ir::stmt_kind::step) {
+      seen.insert("copy");
+      const auto& from = p.buffers[static_cast<std::size_t>(regions.reads.at(0).buffer)];
+      if (from.domain != target.domain) seen.insert("copy across domains");
+      if (regions.reads[0].parts > 1 || written.parts > 1) seen.insert("copy of a chunk");
+    } else {
+      domains.insert(target.domain);
+      if (target.domain < 0) seen.insert("0-d target");
     }
-    writer_stream[static_cast<std::size_t>(s.target)] = s.stream;
+    if (written.parts > 1) {
+      seen.insert("chunk written");
+      chunk_writer_streams[static_cast<std::size_t>(written.buffer)].insert(s.stream);
+      if (chunk_writer_streams[static_cast<std::size_t>(written.buffer)].size() == 2)
+        seen.insert("chunks of one buffer written on two streams");
+    }
+    for (const auto& r : regions.reads) {
+      const auto b = static_cast<std::size_t>(r.buffer);
+      const auto& info = p.buffers[b];
+      if (info.kind == sd::ir::access::temp && writer_stream[b] >= 0 && writer_stream[b] != s.stream)
+        seen.insert("temp read on another stream");
+      if (r.buffer == s.target && info.kind == sd::ir::access::inout) seen.insert("inout read-modify-write");
+      if (info.kind == sd::ir::access::temp && r.parts == 1 && !whole_written[b] && info.domain >= 0)
+        seen.insert("temp written by chunks, read whole");
+      if (s.kind == sd::ir::stmt_kind::assign && r.parts > 1 && r.part != written.part)
+        seen.insert("chunk read at another part than written");
+    }
+    // Chunks of one buffer cut two ways that meet, one of them written.
+    auto note_chunk = [&](const sd::ir::region& r, bool writes) {
+      if (r.parts == 1) return;
+      auto& list = chunk_accesses[static_cast<std::size_t>(r.buffer)];
+      for (const auto& [x, x_writes] : list)
+        if (x.parts != r.parts && rt::regions_meet(x, r) && (writes || x_writes))
+          seen.insert("overlapping chunks");
+      list.emplace_back(r, writes);
+    };
+    for (const auto& r : regions.reads) note_chunk(r, false);
+    note_chunk(written, true);
+    if (written.parts == 1) whole_written[static_cast<std::size_t>(written.buffer)] = true;
+    writer_stream[static_cast<std::size_t>(written.buffer)] = s.stream;
   }
   for (const auto& n : p.nodes)
     if (n.code == sd::ir::op::param) seen.insert("param");
@@ -71,11 +104,17 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
       seen.insert("slot reused");
   }
   if (!v.slots.empty()) seen.insert("workspace slot");
-  for (std::size_t k = 0; k < v.kernels.size(); ++k)
+  for (std::size_t k = 0; k < v.kernels.size(); ++k) {
     if (v.kernels[k].count > 1) seen.insert("fused kernel");
+    if (v.kernels[k].parts > 1)
+      seen.insert(v.kernels[k].count > 1 ? "fused chunked kernel" : "chunked kernel");
+  }
   for (const auto& op : v.ops)
     if (op.role == sd::sync_role::automatic) seen.insert("sync inserted");
   if (v.has_note("already implied")) seen.insert("redundant wait removed");
+  // The typed family (the public API) reaches copies and chunks too.
+  if (g.family == "typed" && seen.count("copy")) seen.insert("typed: copy");
+  if (g.family == "typed" && seen.count("chunk written")) seen.insert("typed: chunk written");
   for (const auto& f : seen) ++t.features[f];
 }
 
@@ -93,13 +132,15 @@ bool has_automatic_syncs(const sd::plan_model& m) {
   return false;
 }
 
-// Under sd::as_written: whether each stream runs the user's statements on it,
-// in the user's order, and no others (placement moved nothing).
+// Under sd::as_written: whether each stream runs the user's statements
+// (assignments and steps) on it, in the user's order, and no others
+// (placement moved nothing).
 bool nothing_moved(const sd::ir::program& user, const sd::plan_model& m) {
   auto assigns_on = [](const sd::ir::program& p, std::int32_t stream) {
-    std::vector<std::pair<std::int32_t, std::int32_t>> out;  // target, expression
+    std::vector<std::string> out;
     for (const auto& s : p.stmts)
-      if (s.kind == sd::ir::stmt_kind::assign && s.stream == stream) out.emplace_back(s.target, s.root);
+      if ((s.kind == sd::ir::stmt_kind::assign || s.kind == sd::ir::stmt_kind::step) && s.stream == stream)
+        out.emplace_back(sd::ir::statement_text(sd::ir::view_of(p), s).view());
     return out;
   };
   for (std::int32_t s = 0; s < static_cast<std::int32_t>(user.streams.size()); ++s)
@@ -204,4 +245,43 @@ TEST_CASE("random programs: the plan check catches the races sd::unchecked leave
     CHECK(!rt::check_plan(sd::view_of(m), g.user).empty());
   }
   CHECK(racy_seen == 20);
+}
+
+TEST_CASE("random programs: the plan check follows copies and chunks", "[random]") {
+  // Unsynchronised (sd::unchecked) plans of small programs: the check must
+  // see a copy's race, and a race between chunks exactly when they meet.
+  auto problem = [](auto body, sd::options o) {
+    sd::builder b;
+    body(b);
+    const sd::ir::program user = b.ir();
+    const auto m = sd::passes::schedule(static_cast<sd::builder&&>(b).ir(), o);
+    REQUIRE(m.ir.ok());
+    return rt::check_plan(sd::view_of(m), user);
+  };
+  auto copy_on_side = [](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto t = p.temp<float>("t");
+    auto y = p.output<float>("y");
+    auto side = p.stream("side");
+    t = x + 1;
+    sd::with_stream(side, [&] { sd::copy(y, t); });
+  };
+  CHECK(problem(copy_on_side, sd::unchecked).find("user statements #0 (writes 't') and #1 (reads 't')") !=
+        std::string::npos);
+  CHECK(problem(copy_on_side, sd::automatic).empty());
+  auto chunks = [](int a, int ka, int b, int kb) {
+    return [=](sd::builder& p) {
+      auto x = p.input<float>("x");
+      auto y = p.output<float>("y");
+      auto side = p.stream("side");
+      sd::with_stream(side, [&] { y.chunk(a, ka) = x.chunk(a, ka) + 1; });
+      y.chunk(b, kb) = x.chunk(b, kb) * 2;
+      y.chunk(1 - a, 2) = x.chunk(1 - a, 2);  // races too wherever it meets the side's chunk
+    };
+  };
+  CHECK(problem(chunks(0, 2, 1, 2), sd::unchecked).empty());
+  CHECK(problem(chunks(0, 3, 1, 2), sd::unchecked).empty());   // [0, 1/3) and [1/2, 1)
+  CHECK(!problem(chunks(0, 2, 1, 4), sd::unchecked).empty());  // quarter 1 lies in half 0
+  CHECK(!problem(chunks(1, 3, 1, 2), sd::unchecked).empty());  // [1/3, 2/3) meets [1/2, 1)
+  CHECK(problem(chunks(1, 3, 1, 2), sd::automatic).empty());
 }

@@ -1,7 +1,9 @@
 #pragma once
 // The sequential reference of the random-program tester: the user's
 // statements (the IR as written, before any pass) evaluated one by one in
-// program order, element by element, ignoring streams and syncs. For a
+// program order, element by element over the region each writes (the whole
+// buffer or x.chunk(i, k)), copies element by element, ignoring streams and
+// syncs. For a
 // race-free program (or one that sd::automatic makes race-free) every
 // execution the plan allows gives this result, because happens-before orders
 // every conflicting pair as program order does.
@@ -34,8 +36,10 @@ class reference_evaluator {
 
   // Runs every statement of the program in program order.
   void run() {
-    for (const auto& s : p_.stmts)
+    for (const auto& s : p_.stmts) {
       if (s.kind == ir::stmt_kind::assign) assign(s);
+      if (s.kind == ir::stmt_kind::step) step(s);
+    }
   }
 
  private:
@@ -43,13 +47,53 @@ class reference_evaluator {
     return domain < 0 ? 1 : in_.extents.at(static_cast<std::size_t>(domain));
   }
 
+  // The elements a region covers, [first, first + count): the buffer's
+  // extent cut into `parts` equal parts (the tester picks extents that are
+  // multiples of every chunk count it uses; anything else is its own bug).
+  struct span {
+    std::size_t first, count;
+  };
+  span elements(std::int32_t buffer, std::int32_t part, std::int32_t parts) const {
+    const auto n = extent_of(p_.buffers[static_cast<std::size_t>(buffer)].domain);
+    const auto k = static_cast<std::size_t>(parts);
+    if (parts < 1 || part < 0 || part >= parts || n % k != 0)
+      throw std::logic_error("reference: chunk (" + std::to_string(part) + ", " + std::to_string(parts) +
+                             ") of an extent of " + std::to_string(n));
+    return {static_cast<std::size_t>(part) * (n / k), n / k};
+  }
+  // The region a statement writes: in the program's access list, after its reads.
+  ir::region written_region(const ir::statement& s) const {
+    return p_.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)];
+  }
+
   void assign(const ir::statement& s) {
+    const auto r = written_region(s);
+    if (r.buffer != s.target) throw std::logic_error("reference: the written region is not the target's");
     auto& target = buffers_.at(static_cast<std::size_t>(s.target));
-    const std::size_t n = extent_of(p_.buffers[static_cast<std::size_t>(s.target)].domain);
-    if (target.size() != n) throw std::logic_error("reference: target array has the wrong extent");
-    // Element i of the target depends only on element i of what it reads (or
-    // element 0 of a 0-d buffer), so writing as we go is the statement's meaning.
-    for (std::size_t i = 0; i < n; ++i) target.set(i, eval(s.root, i));
+    if (target.size() != extent_of(p_.buffers[static_cast<std::size_t>(s.target)].domain))
+      throw std::logic_error("reference: target array has the wrong extent");
+    const auto out = elements(r.buffer, r.part, r.parts);
+    // Element i of the region written depends only on element i of each
+    // region it reads (or element 0 of a 0-d buffer); two chunks of one
+    // buffer with one chunk count are equal or disjoint, so writing as we go
+    // is the statement's meaning.
+    for (std::size_t i = 0; i < out.count; ++i) target.set(out.first + i, eval(s.root, i));
+  }
+
+  // Steps: a copy moves the source region's elements to the destination's, in order.
+  void step(const ir::statement& s) {
+    if (s.code != ir::step_code::copy || s.reads_count != 1 || s.writes_count != 1)
+      throw std::logic_error("reference: a step it does not know");
+    const auto src = p_.accesses[static_cast<std::size_t>(s.accesses_first)];
+    const auto dst = written_region(s);
+    const auto from = elements(src.buffer, src.part, src.parts);
+    const auto to = elements(dst.buffer, dst.part, dst.parts);
+    if (from.count != to.count)
+      throw std::logic_error("reference: a copy between regions of different sizes");
+    const auto& a = buffers_.at(static_cast<std::size_t>(src.buffer));
+    auto& b = buffers_.at(static_cast<std::size_t>(dst.buffer));
+    if (a.type() != b.type()) throw std::logic_error("reference: a copy between element types");
+    for (std::size_t i = 0; i < to.count; ++i) b.set(to.first + i, a.get(from.first + i));
   }
 
   // The value of node `id` at element i, of the node's result type.
@@ -66,8 +110,8 @@ class reference_evaluator {
   scalar leaf(const ir::expr_node& n, std::size_t i) const {
     if (n.code == ir::op::load) {
       const auto& b = buffers_.at(static_cast<std::size_t>(n.ref));
-      const bool broadcast = p_.buffers[static_cast<std::size_t>(n.ref)].domain < 0;
-      return b.get(broadcast ? 0 : i).to(n.type);
+      if (p_.buffers[static_cast<std::size_t>(n.ref)].domain < 0) return b.get(0).to(n.type);  // broadcast
+      return b.get(elements(n.ref, n.part, n.parts).first + i).to(n.type);
     }
     if (n.code == ir::op::param) return in_.params.at(static_cast<std::size_t>(n.ref)).to(n.type);
     // A literal is a value of its node's type: integral and bool types take

@@ -9,6 +9,8 @@
 #include <limits>
 #include <streamdsl/streamdsl.hpp>
 
+#include "order_model.hpp"
+
 namespace rt = streamdsl::random_test;
 
 namespace {
@@ -102,4 +104,87 @@ TEST_CASE("reference: conversions saturate, weak literals keep float, NaNs compa
   CHECK(buffers[2].same_element_at(other, 2));  // NaN and -NaN: both NaN
   rt::typed_array zero = array_of<float>({-0.0f, 0, 0});
   CHECK(!zero.same_element_at(array_of<float>({0.0f, 0, 0}), 0));  // -0 and +0 differ by bits
+}
+
+TEST_CASE("reference: chunked statements and copies, in program order", "[random][reference]") {
+  sd::builder b;
+  auto x = b.input<float>("x");
+  auto y = b.output<float>("y");
+  auto t = b.temp<float>("t");
+  auto m = b.domain("m");
+  auto z = b.output<float>("z", m);
+  auto side = b.stream("side");
+  t.chunk(1, 2) = x.chunk(0, 2) * 10;                                 // t[2], t[3] = x[0] * 10, x[1] * 10
+  sd::with_stream(side, [&] { t.chunk(0, 2) = x.chunk(1, 2) + 1; });  // t[0], t[1] = x[2] + 1, x[3] + 1
+  y = t + x;                                                          // written chunk by chunk, read whole
+  sd::copy(z, y.chunk(1, 4));                                         // z (one element, domain m) = y[1]
+  y.chunk(3, 4) = y.chunk(0, 4) * 2;                                  // y[3] = y[0] * 2
+  sd::copy(y.chunk(0, 2), y.chunk(1, 2));                             // y[0], y[1] = y[2], y[3]
+  REQUIRE(b.ir().ok());
+  std::vector<rt::typed_array> buffers{array_of<float>({1, 2, 3, 4}), array_of<float>({0, 0, 0, 0}),
+                                       array_of<float>({-1, -1, -1, -1}), array_of<float>({0})};
+  rt::run_reference(sd::ir::view_of(b.ir()), {{4, 1}, {}}, buffers);
+  // t = {4, 5, 10, 20}; y = t + x = {5, 7, 13, 24}; z = 7; y[3] = 10; y[0..1] = y[2..3].
+  CHECK(at<float>(buffers[2], 0) == 4);
+  CHECK(at<float>(buffers[2], 3) == 20);
+  CHECK(at<float>(buffers[3], 0) == 7);
+  CHECK(at<float>(buffers[1], 0) == 13);
+  CHECK(at<float>(buffers[1], 1) == 10);
+  CHECK(at<float>(buffers[1], 2) == 13);
+  CHECK(at<float>(buffers[1], 3) == 10);
+}
+
+TEST_CASE("reference: a chunk count that does not divide the extent is the tester's own bug",
+          "[random][reference]") {
+  sd::builder b;
+  auto x = b.input<float>("x");
+  auto y = b.output<float>("y");
+  y.chunk(0, 2) = x.chunk(1, 2);
+  std::vector<rt::typed_array> buffers{array_of<float>({1, 2, 3}), array_of<float>({0, 0, 0})};
+  CHECK_THROWS_AS(rt::run_reference(sd::ir::view_of(b.ir()), {{3}, {}}, buffers), std::logic_error);
+}
+
+TEST_CASE("order model: chunks conflict exactly where they share elements", "[random][reference]") {
+  const sd::ir::region half0{0, 0, 2}, half1{0, 1, 2}, third1{0, 1, 3}, quarter1{0, 1, 4}, eighth3{0, 3, 8};
+  CHECK(!rt::regions_meet(half0, half1));
+  CHECK(rt::regions_meet(half0, third1));  // [1/3, 2/3) meets [0, 1/2)
+  CHECK(rt::regions_meet(half1, third1));
+  CHECK(rt::regions_meet(half0, quarter1));
+  CHECK(!rt::regions_meet(half1, quarter1));
+  CHECK(rt::regions_meet(quarter1, eighth3));  // [3/8, 4/8) lies in [1/4, 2/4)
+  CHECK(!rt::regions_meet(third1, sd::ir::region{0, 0, 3}));
+  CHECK(!rt::regions_meet(half0, sd::ir::region{1, 0, 2}));  // another buffer
+  CHECK(rt::regions_meet(sd::ir::whole(0), eighth3));
+
+  rt::coverage c;
+  c.add({0, 1, 2});
+  CHECK(c.covers({0, 2, 4}));
+  CHECK(!c.covers(sd::ir::whole(0)));
+  c.add({0, 0, 3});
+  CHECK(!c.covers({0, 1, 3}));  // [1/3, 1/2) is still unwritten
+  c.add({0, 2, 8});             // [2/8, 3/8)
+  c.add({0, 3, 8});             // [3/8, 4/8)
+  CHECK(c.covers(sd::ir::whole(0)));
+  CHECK_THROWS_AS(c.add({0, 0, 5}), std::logic_error);  // off the tester's grid
+
+  // The model: disjoint halves written on two streams do not race; a third that meets one does.
+  sd::builder b;
+  auto x = b.input<float>("x");
+  auto y = b.output<float>("y");
+  auto side = b.stream("side");
+  sd::with_stream(side, [&] { y.chunk(0, 2) = x.chunk(0, 2) + 1; });
+  y.chunk(1, 2) = x.chunk(1, 2);
+  rt::order_model model(2, 2);
+  model.observe(b.ir());
+  CHECK(model.races() == 0);
+  CHECK(model.unordered_streams(0, {}, {sd::ir::region{1, 0, 3}}) == std::vector<std::int32_t>{1});
+  CHECK(model.unordered_streams(0, {}, {sd::ir::region{1, 2, 3}}).empty());  // only main's half 1
+  CHECK(model.unordered_streams(0, {sd::ir::region{1, 1, 2}}, {}).empty());
+  CHECK(model.written({1, 1, 4}));
+  sd::copy(y.chunk(1, 3), x.chunk(1, 3));  // on main: meets side's half 0
+  model.observe(b.ir());
+  CHECK(model.races() == 1);
+  CHECK(model.first_race().buffer == 1);
+  CHECK(model.first_race().first == 0);
+  CHECK(model.first_race().second == 2);
 }

@@ -1,8 +1,9 @@
 // random_replay SEED [--shrink]: replays one random program on the host
 // executor, without and with stress, and prints the program, its plan and
 // every element that differs from the sequential reference. With --shrink it
-// first removes statements (and shrinks domain extents) while the mismatch
-// persists, to give a small reproducer for a bug report.
+// first removes statements (and shrinks domain extents, keeping every chunk
+// count a divisor and every copy's sizes equal) while the mismatch persists,
+// to give a small reproducer for a bug report.
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -18,7 +19,7 @@ namespace sd = streamdsl;
 namespace {
 
 // The program without statement k, or nothing when that leaves a wait
-// without its record or a temp read before it is written.
+// without its record or a temp region read before it is written in full.
 std::optional<rt::generated_program> without_statement(const rt::generated_program& g, std::size_t k) {
   rt::generated_program out = g;
   auto& stmts = out.user.stmts;
@@ -34,18 +35,37 @@ std::optional<rt::generated_program> without_statement(const rt::generated_progr
   }
   stmts = kept;
   out.race = {};  // its statement numbers no longer apply
-  std::vector<bool> written(out.user.buffers.size(), false);
+  std::vector<rt::coverage> written(out.user.buffers.size());
   for (const auto& s : stmts) {
-    if (s.kind != sd::ir::stmt_kind::assign) continue;
-    std::vector<std::int32_t> reads;
-    rt::loads_of(out.user, s.root, reads);
-    for (auto b : reads)
-      if (out.user.buffers[static_cast<std::size_t>(b)].kind == sd::ir::access::temp &&
-          !written[static_cast<std::size_t>(b)])
+    const auto regions = rt::regions_of(out.user, s);
+    for (const auto& r : regions.reads)
+      if (out.user.buffers[static_cast<std::size_t>(r.buffer)].kind == sd::ir::access::temp &&
+          !written[static_cast<std::size_t>(r.buffer)].covers(r))
         return std::nullopt;
-    written[static_cast<std::size_t>(s.target)] = true;
+    for (const auto& r : regions.writes) written[static_cast<std::size_t>(r.buffer)].add(r);
   }
   return out;
+}
+
+// Whether the program's chunks and copies fit its extents: every chunk count
+// divides its domain's extent, and every copy moves as many elements as it
+// writes (shrinking an extent must not turn a mismatch into a binding error).
+bool extents_fit(const rt::generated_program& g) {
+  auto extent = [&](std::int32_t buffer) -> std::size_t {
+    const auto d = g.user.buffers[static_cast<std::size_t>(buffer)].domain;
+    return d < 0 ? 1 : g.inputs.extents[static_cast<std::size_t>(d)];
+  };
+  for (const auto& s : g.user.stmts) {
+    const auto regions = rt::regions_of(g.user, s);
+    for (const auto* list : {&regions.reads, &regions.writes})
+      for (const auto& r : *list)
+        if (extent(r.buffer) % static_cast<std::size_t>(r.parts) != 0) return false;
+    if (s.kind == sd::ir::stmt_kind::step &&
+        extent(regions.reads[0].buffer) / static_cast<std::size_t>(regions.reads[0].parts) !=
+            extent(regions.writes[0].buffer) / static_cast<std::size_t>(regions.writes[0].parts))
+      return false;
+  }
+  return true;
 }
 
 struct executors {
@@ -74,11 +94,11 @@ rt::generated_program shrink(rt::generated_program g, executors& ex, std::uint64
       }
     }
     for (auto& extent : g.inputs.extents)
-      for (std::size_t n : {std::size_t{1}, std::size_t{2}})
+      for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{8}, std::size_t{24}, std::size_t{48}})
         if (extent > n) {
           auto smaller = g;
           smaller.inputs.extents[static_cast<std::size_t>(&extent - g.inputs.extents.data())] = n;
-          if (fails(smaller, ex, data_seed)) {
+          if (extents_fit(smaller) && fails(smaller, ex, data_seed)) {
             extent = n;
             progress = true;
           }

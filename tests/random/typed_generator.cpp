@@ -69,9 +69,17 @@ class typed_generator : public generator_base {
     constexpr const char* event_names[] = {"ready", "done", "again"};
     const auto events = 1 + r_.below(3);
     for (std::size_t e = 0; e < events; ++e) events_.push_back(b_.event(event_names[e]));
-    g.inputs.extents.push_back(random_extent(r_));
+    // Half the programs cut buffers into chunks (extents that several chunk
+    // counts divide) and copy buffers and chunks.
+    chunks_ = r_.chance(0.5);
+    copies_ = r_.chance(0.5);
+    auto extent = [&] { return chunks_ ? chunk_friendly_extent(r_) : random_extent(r_); };
+    g.inputs.extents.push_back(extent());
     const auto m = b_.domain("m");
-    g.inputs.extents.push_back(random_extent(r_));
+    g.inputs.extents.push_back(extent());
+    extents_ = g.inputs.extents;
+    for (auto n : g.inputs.extents)
+      counts_.push_back(chunks_ ? chunk_counts_of(n) : std::vector<std::int32_t>{});
 
     in_.push_back(b_.input<float>("x"));
     in_.push_back(b_.input<float>("w"));
@@ -106,21 +114,51 @@ class typed_generator : public generator_base {
   std::int32_t domain_of(leaf_ref l) const {
     return b_.ir().buffers[static_cast<std::size_t>(id_of(l))].domain;
   }
-  bool readable(leaf_ref l) const {
+  bool readable(leaf_ref l) const { return readable(l, ir::whole(id_of(l))); }
+  bool readable(leaf_ref l, const ir::region& r) const {
     return l.k == kind::in || l.k == kind::io || l.k == kind::in_int || l.k == kind::in_double ||
-           model_->written(id_of(l));
+           model_->written(r);
   }
 
-  // Calls f(handle) for a random float-valued leaf of the domain (or 0-d):
-  // a float buffer, or an int32 / double input cast to float.
+  // Calls f with the handle of l, or its chunk when r is one.
+  template <class F>
+  auto with_region(leaf_ref l, const ir::region& r, F&& f) {
+    auto go = [&](const auto& h) {
+      if (r.parts > 1) return f(h.chunk(r.part, r.parts));
+      return f(h);
+    };
+    switch (l.k) {
+      case kind::io: return go(io_[l.i]);
+      case kind::out: return go(out_[l.i]);
+      case kind::tmp: return go(tmp_[l.i]);
+      case kind::in_int: return go(in_int_[l.i]);
+      case kind::in_double: return go(in_double_[l.i]);
+      default: return go(in_[l.i]);
+    }
+  }
+
+  // Calls f(leaf) for a random float-valued leaf of the domain (or 0-d): a
+  // float buffer, or an int32 / double input cast to float; in a chunked
+  // statement (shape_parts_ > 1) a chunk of the buffer with that many parts
+  // (the statement's own part most often), 0-d buffers whole.
   template <class F>
   fexpr with_leaf(std::int32_t domain, F&& f) {
-    std::vector<leaf_ref> options;
+    std::vector<std::pair<leaf_ref, ir::region>> options;
     auto add = [&](kind k, std::size_t n) {
       for (std::size_t i = 0; i < n; ++i) {
         const leaf_ref l{k, i};
         const auto d = domain_of(l);
-        if ((d == domain || d < 0) && readable(l)) options.push_back(l);
+        if (d != domain && d >= 0) continue;
+        if (d < 0 || shape_parts_ == 1) {
+          if (readable(l)) options.emplace_back(l, ir::whole(id_of(l)));
+          continue;
+        }
+        for (std::int32_t part = 0; part < shape_parts_; ++part) {
+          const ir::region r{id_of(l), part, shape_parts_};
+          if (!readable(l, r)) continue;
+          options.emplace_back(l, r);
+          if (part == shape_part_) options.emplace_back(l, r);
+        }
       }
     };
     add(kind::in, in_.size());
@@ -129,16 +167,19 @@ class typed_generator : public generator_base {
     add(kind::tmp, tmp_.size());
     add(kind::in_int, in_int_.size());
     add(kind::in_double, in_double_.size());
-    const auto l = r_.pick(options);  // never empty: "s" is a 0-d input
-    switch (l.k) {
-      case kind::in: return f(in_[l.i]);
-      case kind::io: return f(io_[l.i]);
-      case kind::out: return f(out_[l.i]);
-      case kind::tmp: return f(tmp_[l.i]);
-      case kind::in_int: return f(sd::cast<float>(in_int_[l.i]));
-      case kind::in_double: return f(sd::cast<float>(in_double_[l.i]));
-    }
-    return f(in_[0]);
+    if (prefer_.buffer >= 0 && r_.chance(0.4))
+      for (const auto& o : options)
+        if (o.second == prefer_)
+          return with_region(o.first, o.second, [&](const auto& h) { return as_float(h, f); });
+    const auto o = r_.pick(options);  // never empty: "s" is a 0-d input
+    return with_region(o.first, o.second, [&](const auto& h) { return as_float(h, f); });
+  }
+  template <class H, class F>
+  static fexpr as_float(const H& h, F& f) {
+    if constexpr (std::is_same_v<typename H::value_type, float>)
+      return f(h);
+    else
+      return f(sd::cast<float>(h));
   }
 
   template <class A, class B>
@@ -208,6 +249,10 @@ class typed_generator : public generator_base {
         sd::with_stream(streams_[static_cast<std::size_t>(s)], [&] { block(depth + 1, s); });
       } else if (x < 28) {
         random_sync(current);
+      } else if (x < 33 && chunks_) {
+        pipeline(current);
+      } else if (x < 43 && copies_) {
+        copy_statement(current);
       } else {
         statement(current);
       }
@@ -222,14 +267,38 @@ class typed_generator : public generator_base {
     for (std::size_t i = 0; i < tmp_.size(); ++i) targets.push_back({kind::tmp, i});
     const auto target = r_.pick(targets);
     const auto id = id_of(target);
+    const auto domain = domain_of(target);
+    ir::region region = ir::whole(id);
+    if (chunks_ && domain >= 0 && !counts_[static_cast<std::size_t>(domain)].empty() && r_.chance(0.4)) {
+      const auto k = r_.pick(counts_[static_cast<std::size_t>(domain)]);
+      region = {id, static_cast<std::int32_t>(r_.below(static_cast<std::size_t>(k))), k};
+    }
+    assign_to(current, target, region, static_cast<int>(r_.below(3)));
+  }
+
+  // target's region = a random expression (or, whole, a compound assignment).
+  void assign_to(std::int32_t current, leaf_ref target, const ir::region& region, int depth) {
+    const auto id = id_of(target);
     model_->observe(b_.ir());
-    const auto value = expression(static_cast<int>(r_.below(3)), domain_of(target));
+    shape_parts_ = region.parts;
+    shape_part_ = region.part;
+    const auto value = expression(depth, domain_of(target));
+    shape_parts_ = 1;
     // Compound assignment reads the target: only once it holds a value.
-    const bool compound = readable(target) && r_.chance(0.3);
-    std::vector<std::int32_t> reads;
-    loads_of(b_.ir(), value.node, reads);
-    if (compound) reads.push_back(id);
-    order_before(current, reads, id);
+    const bool compound = region.parts == 1 && readable(target) && r_.chance(0.3);
+    std::vector<ir::region> reads;
+    regions_loaded(b_.ir(), value.node, reads);
+    if (compound) reads.push_back(ir::whole(id));
+    order_before(current, reads, {region});
+    if (region.parts > 1) {
+      with_region(target, region, [&](auto chunk) {
+        if constexpr (requires { chunk = value; }) chunk = value;
+      });
+      if (b_.ir().stmts.back().stream != current || b_.ir().stmts.back().kind != ir::stmt_kind::assign)
+        throw std::logic_error("typed generator: chunk statement not written");
+      ++statements_;
+      return;
+    }
     auto write = [&](auto& handle) {
       if (!compound) {
         handle = value;
@@ -253,7 +322,122 @@ class typed_generator : public generator_base {
     ++statements_;
   }
 
+  // sd::copy(dst, src) on the current stream: dst a float region written
+  // to, src a float region of the same size that holds values and does not
+  // overlap it (`prefer` when it fits). False when there is none.
+  bool copy_regions(std::int32_t current, leaf_ref dst_ref, const ir::region& dst,
+                    std::pair<leaf_ref, ir::region> prefer = {{kind::in, 0}, {}}) {
+    model_->observe(b_.ir());
+    const auto size = extent_of(dst);
+    std::vector<std::pair<leaf_ref, ir::region>> sources;
+    auto fits = [&](leaf_ref l, const ir::region& r) {
+      const auto d = domain_of(l), dd = domain_of(dst_ref);
+      return extent_of(r) == size && readable(l, r) && !regions_meet(r, dst) &&
+             !(d == dd && r.parts != dst.parts);
+    };
+    auto add = [&](kind k, std::size_t n) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const leaf_ref l{k, i};
+        const auto d = domain_of(l);
+        if (fits(l, ir::whole(id_of(l)))) sources.emplace_back(l, ir::whole(id_of(l)));
+        if (d >= 0)
+          for (auto k2 : counts_[static_cast<std::size_t>(d)])
+            for (std::int32_t part = 0; part < k2; ++part)
+              if (fits(l, {id_of(l), part, k2})) sources.emplace_back(l, ir::region{id_of(l), part, k2});
+      }
+    };
+    if (prefer.second.buffer >= 0 && fits(prefer.first, prefer.second) && r_.chance(0.8)) {
+      sources.push_back(prefer);
+    } else {
+      add(kind::in, in_.size());
+      add(kind::io, io_.size());
+      add(kind::out, out_.size());
+      add(kind::tmp, tmp_.size());
+    }
+    if (sources.empty()) return false;
+    const auto src = r_.pick(sources);
+    order_before(current, {src.second}, {dst});
+    with_region(dst_ref, dst, [&](const auto& d) {
+      with_region(src.first, src.second, [&](const auto& s) {
+        if constexpr (requires { sd::copy(d, s); }) sd::copy(d, s);
+      });
+    });
+    const auto& last = b_.ir().stmts.back();
+    if (last.kind != ir::stmt_kind::step || last.stream != current)
+      throw std::logic_error("typed generator: copy not written");
+    ++statements_;
+    return true;
+  }
+  std::size_t extent_of(const ir::region& r) const {
+    const auto d = b_.ir().buffers[static_cast<std::size_t>(r.buffer)].domain;
+    return (d < 0 ? 1 : extents_[static_cast<std::size_t>(d)]) / static_cast<std::size_t>(r.parts);
+  }
+
+  // A copy into a random region of a float output, inout or temp.
+  void copy_statement(std::int32_t current) {
+    std::vector<leaf_ref> targets;
+    for (std::size_t i = 0; i < io_.size(); ++i) targets.push_back({kind::io, i});
+    for (std::size_t i = 0; i < out_.size(); ++i) targets.push_back({kind::out, i});
+    for (std::size_t i = 0; i < tmp_.size(); ++i) targets.push_back({kind::tmp, i});
+    const auto target = r_.pick(targets);
+    const auto d = domain_of(target);
+    ir::region dst = ir::whole(id_of(target));
+    if (d >= 0 && !counts_[static_cast<std::size_t>(d)].empty() && r_.chance(0.5)) {
+      const auto k = r_.pick(counts_[static_cast<std::size_t>(d)]);
+      dst = {dst.buffer, static_cast<std::int32_t>(r_.below(static_cast<std::size_t>(k))), k};
+    }
+    if (!copy_regions(current, target, dst)) statement(current);
+  }
+
+  // The design's pipeline over the k chunks of a domain: chunk i copied into
+  // a temp on one stream, computed into another buffer on a second, copied
+  // out on a third (each stage on a random stream).
+  void pipeline(std::int32_t current) {
+    const std::int32_t domain = r_.chance(0.5) ? 0 : 1;
+    const auto& counts = counts_[static_cast<std::size_t>(domain)];
+    if (counts.empty()) return statement(current);
+    const auto k = r_.pick(counts);
+    std::vector<leaf_ref> sources, middles, outs;
+    auto add = [&](std::vector<leaf_ref>& to, kind kd, std::size_t n) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (domain_of({kd, i}) == domain) to.push_back({kd, i});
+    };
+    add(sources, kind::in, in_.size());
+    add(sources, kind::io, io_.size());
+    add(middles, kind::tmp, tmp_.size());
+    add(outs, kind::out, out_.size());
+    add(outs, kind::io, io_.size());
+    const auto src = r_.pick(sources);
+    const auto staged = r_.pick(middles);
+    auto computed = r_.pick(r_.chance(0.5) ? middles : outs);
+    auto out = r_.pick(outs);
+    if (id_of(out) == id_of(computed)) out = computed = outs[0];
+    const std::int32_t s1 = static_cast<std::int32_t>(r_.below(streams_.size()));
+    const std::int32_t s2 = r_.chance(0.5) ? current : static_cast<std::int32_t>(r_.below(streams_.size()));
+    const std::int32_t s3 = static_cast<std::int32_t>(r_.below(streams_.size()));
+    for (std::int32_t i = 0; i < k; ++i) {
+      const ir::region from{id_of(src), i, k}, a{id_of(staged), i, k}, b{id_of(computed), i, k},
+          to{id_of(out), i, k};
+      in_stream(s1, [&] {
+        if (!copy_regions(s1, staged, a, {src, from})) assign_to(s1, staged, a, 1);
+      });
+      prefer_ = a;
+      in_stream(s2, [&] { assign_to(s2, computed, b, 1 + static_cast<int>(r_.below(2))); });
+      prefer_ = {};
+      if (id_of(out) != id_of(computed))
+        in_stream(s3, [&] {
+          if (!copy_regions(s3, out, to, {computed, b})) assign_to(s3, out, to, 1);
+        });
+    }
+  }
+
   sd::builder b_;
+  bool chunks_ = false, copies_ = false;
+  std::vector<std::size_t> extents_;
+  std::vector<std::vector<std::int32_t>>
+      counts_;  // per domain: the chunk counts it allows (chunked programs)
+  std::int32_t shape_parts_ = 1, shape_part_ = 0;  // the chunk the statement being built writes
+  ir::region prefer_{};                            // a region leaves favour
   std::vector<sd::stream> streams_;
   std::vector<sd::event> events_;
   std::vector<sd::input<float>> in_;

@@ -1,6 +1,6 @@
 // Random programs built at run time (random expression trees over every host
-// element type, temps, 0-d buffers, params, literals, several streams under
-// sd::automatic, fusion on or off) run on the host executor, some in stress
+// element type, temps, 0-d buffers, params, literals, chunks x.chunk(i, k) and
+// copies, several streams under sd::automatic, fusion on or off) run on the host executor, some in stress
 // mode, and are compared element by element with a plain sequential
 // interpreter of the IR that applies backend/element_ops.hpp node by node.
 // This checks the executor's block evaluator (scratch columns, constants
@@ -82,7 +82,8 @@ struct reference {
     switch (n.code) {
       case ir::op::load: {
         const auto& b = buffers[static_cast<std::size_t>(n.ref)];
-        return b[b.size() == 1 ? 0 : i];
+        if (plan.ir.buffers[static_cast<std::size_t>(n.ref)].domain < 0) return b[0];  // 0-d: broadcast
+        return b[static_cast<std::size_t>(n.part) * (b.size() / static_cast<std::size_t>(n.parts)) + i];
       }
       case ir::op::param: return params[static_cast<std::size_t>(n.ref)];
       case ir::op::literal:
@@ -106,14 +107,30 @@ struct reference {
                    n.type);
   }
 
-  // Statements in program order, each over its whole domain.
-  void run(const std::vector<std::size_t>& extents) const {
+  // The elements [first, first + count) of a region of a buffer of n elements.
+  static std::pair<std::size_t, std::size_t> elements(const ir::region& r, std::size_t n) {
+    const auto count = n / static_cast<std::size_t>(r.parts);
+    return {static_cast<std::size_t>(r.part) * count, count};
+  }
+
+  // Statements in program order: an assignment over the region it writes
+  // (the whole buffer or a chunk), a copy element by element.
+  void run() const {
     for (const auto& s : plan.ir.stmts) {
-      if (s.kind != ir::stmt_kind::assign) continue;
+      if (s.kind != ir::stmt_kind::assign && s.kind != ir::stmt_kind::step) continue;
+      const auto first = static_cast<std::size_t>(s.accesses_first);
+      const ir::region written = plan.ir.accesses[first + static_cast<std::size_t>(s.reads_count)];
+      auto& out = buffers[static_cast<std::size_t>(written.buffer)];
+      const auto [at, count] = elements(written, out.size());
+      if (s.kind == ir::stmt_kind::step) {
+        const ir::region read = plan.ir.accesses[first];
+        const auto& in = buffers[static_cast<std::size_t>(read.buffer)];
+        const auto from = elements(read, in.size()).first;
+        for (std::size_t i = 0; i < count; ++i) out[at + i] = in[from + i];
+        continue;
+      }
       const auto& target = plan.ir.buffers[static_cast<std::size_t>(s.target)];
-      const std::size_t n = target.domain < 0 ? 1 : extents[static_cast<std::size_t>(target.domain)];
-      for (std::size_t i = 0; i < n; ++i)
-        buffers[static_cast<std::size_t>(s.target)][i] = convert(eval(s.root, i), target.type);
+      for (std::size_t i = 0; i < count; ++i) out[at + i] = convert(eval(s.root, i), target.type);
     }
   }
 };
@@ -128,7 +145,9 @@ struct declared_buffer {
 
 class program_maker {
  public:
-  explicit program_maker(std::uint64_t seed) : rng_(seed) {}
+  // counts: per domain, the chunk counts its extent allows.
+  program_maker(std::uint64_t seed, std::vector<std::vector<int>> counts)
+      : rng_(seed), counts_(std::move(counts)) {}
 
   using access = sd::detail::builder_access;
   sd::detail::builder_state b;  // the engine: this maker writes IR without handles
@@ -169,10 +188,39 @@ class program_maker {
       if (x.kind != ir::access::input) targets.push_back(&x);
     const auto& t = *targets[static_cast<std::size_t>(pick(0, static_cast<int>(targets.size()) - 1))];
     access::current_stream(b) = pick(0, streams - 1);
+    // Some statements write a chunk, x.chunk(i, k) with k dividing the extent.
+    ir::region target = ir::whole(t.id);
+    if (t.domain >= 0 && !counts_[static_cast<std::size_t>(t.domain)].empty() && chance(30)) {
+      const auto& counts = counts_[static_cast<std::size_t>(t.domain)];
+      const int k = counts[static_cast<std::size_t>(pick(0, static_cast<int>(counts.size()) - 1))];
+      target = access::chunk(b, t.id, pick(0, k - 1), k);
+    }
+    if (chance(15) && copy(t, target)) return;
+    part_ = target.part;
+    parts_ = target.parts;
     auto e = expression(t.domain, pick(0, 4));
+    parts_ = 1;
     if (!sd::assignable(t.type, e.type.type) || chance(15)) e = cast(e, t.type);
-    access::assign(b, ir::whole(t.id), e);
-    written_.push_back(t.id);
+    access::assign(b, target, e);
+    if (ir::is_whole(target)) written_.push_back(t.id);
+  }
+
+  // sd::copy into `target` from the same region of another buffer of its
+  // type and domain; false when there is none.
+  bool copy(const declared_buffer& t, ir::region target) {
+    std::vector<std::int32_t> sources;
+    for (const auto& x : buffers)
+      if (x.id != t.id && x.type == t.type && x.domain == t.domain && readable(x)) sources.push_back(x.id);
+    if (sources.empty()) return false;
+    const auto from = sources[static_cast<std::size_t>(pick(0, static_cast<int>(sources.size()) - 1))];
+    access::copy(b, target,
+                 ir::is_whole(target) ? ir::whole(from) : access::chunk(b, from, target.part, target.parts));
+    if (ir::is_whole(target)) written_.push_back(t.id);
+    return true;
+  }
+  bool readable(const declared_buffer& x) const {
+    // A temp is read once written whole (a temp read before any write is unspecified).
+    return x.kind != ir::access::temp || std::find(written_.begin(), written_.end(), x.id) != written_.end();
   }
 
   sd::detail::operand cast(sd::detail::operand a, dtype to) {
@@ -188,14 +236,17 @@ class program_maker {
     for (const auto& x : buffers) {
       if (x.domain != domain && x.domain >= 0) continue;
       if (domain < 0 && x.domain >= 0) continue;
-      const bool written = std::find(written_.begin(), written_.end(), x.id) != written_.end();
-      if (x.kind == ir::access::temp && !written) continue;  // a temp read before any write is unspecified
+      if (!this->readable(x)) continue;
       readable.push_back(x.id);
     }
     const int r = pick(0, 9);
-    if (r < 6 && !readable.empty())
-      return access::load(
-          b, ir::whole(readable[static_cast<std::size_t>(pick(0, static_cast<int>(readable.size()) - 1))]));
+    if (r < 6 && !readable.empty()) {
+      const auto id = readable[static_cast<std::size_t>(pick(0, static_cast<int>(readable.size()) - 1))];
+      if (parts_ == 1 || buffers[static_cast<std::size_t>(id)].domain < 0)
+        return access::load(b, ir::whole(id));
+      // In a chunked statement: a chunk with as many parts, mostly the one written.
+      return access::load(b, access::chunk(b, id, chance(60) ? part_ : pick(0, parts_ - 1), parts_));
+    }
     if (r < 8 && !params.empty())
       return access::param(b, params[static_cast<std::size_t>(pick(0, static_cast<int>(params.size()) - 1))]);
     const dtype t = any_type();
@@ -250,8 +301,10 @@ class program_maker {
   }
 
   std::mt19937_64 rng_;
+  std::vector<std::vector<int>> counts_;
   std::deque<std::string> names_;
   std::vector<std::int32_t> written_;
+  int part_ = 0, parts_ = 1;  // the chunk the statement being built writes
 };
 
 // Random contents for a buffer or param of type t, the same for executor and reference.
@@ -295,9 +348,16 @@ bool same(const value& a, const value& b) {
 }  // namespace
 
 TEST_CASE("random programs match a sequential interpreter of their IR", "[host][random]") {
-  int ran = 0, rejected = 0, mismatches = 0;
+  int ran = 0, rejected = 0, mismatches = 0, with_steps = 0, with_chunks = 0;
   for (int index = 0; index < program_count; ++index) {
-    program_maker maker(static_cast<std::uint64_t>(index) * 7919 + 1);
+    const std::vector<std::size_t> extents{
+        static_cast<std::size_t>(std::vector<int>{1, 5, 300, 513, 1100, 24}[index % 6]),
+        static_cast<std::size_t>(index % 7 + 1)};
+    std::vector<std::vector<int>> counts(2);
+    for (std::size_t d = 0; d < 2; ++d)
+      for (int k : {2, 3, 4, 8})
+        if (extents[d] % static_cast<std::size_t>(k) == 0) counts[d].push_back(k);
+    program_maker maker(static_cast<std::uint64_t>(index) * 7919 + 1, counts);
     maker.make();
     if (!program_maker::access::ir(maker.b)
              .ok()) {  // the generator aims for valid programs; count what slips through
@@ -308,11 +368,10 @@ TEST_CASE("random programs match a sequential interpreter of their IR", "[host][
     auto model = sd::passes::schedule(std::move(program_maker::access::ir(maker.b)), options);
     REQUIRE(model.ir.ok());
     const auto plan = sd::view_of(model);
+    with_steps += plan.step_count() > 0;
+    for (const auto& k : plan.kernels) with_chunks += k.parts > 1;
 
     value_maker values{std::mt19937_64(static_cast<std::uint64_t>(index))};
-    const std::vector<std::size_t> extents{
-        static_cast<std::size_t>(std::vector<int>{1, 5, 300, 513, 1100}[index % 5]),
-        static_cast<std::size_t>(index % 7 + 1)};
     // Caller memory (bytes) and the reference's values, with the same contents.
     std::vector<std::vector<unsigned char>> memory(plan.ir.buffers.size());
     std::vector<std::vector<value>> expected(plan.ir.buffers.size());
@@ -339,7 +398,7 @@ TEST_CASE("random programs match a sequential interpreter of their IR", "[host][
     }
 
     const reference ref{plan, expected, params};
-    ref.run(extents);
+    ref.run();
     if (index % 4 == 1) {
       sd::host_executor ex(sd::stress{static_cast<std::uint64_t>(index), 10});
       ex.run(plan, bindings);
@@ -371,6 +430,8 @@ TEST_CASE("random programs match a sequential interpreter of their IR", "[host][
     }
   }
   CHECK(mismatches == 0);
-  CHECK(rejected * 10 < program_count);  // the generator must not skip much
+  CHECK(rejected * 10 < program_count);    // the generator must not skip much
+  CHECK(with_steps * 10 > program_count);  // copies and chunked kernels are covered
+  CHECK(with_chunks * 20 > program_count);
   CHECK(ran + rejected == program_count);
 }
