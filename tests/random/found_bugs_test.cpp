@@ -82,11 +82,10 @@ constexpr auto chunk_slot_sharing = [](sd::builder& p) {
 constexpr auto chunk_slot_program = sd::program<sd::checked | sd::no_fusion>(chunk_slot_sharing);
 }  // namespace
 
-// [!shouldfail] until the fix to passes/memory_plan.hpp (reported to the lead:
-// check every stream's first access of the new temp, not only its first
-// access) is applied; then drop the tag.
+// Fixed in passes/memory_plan.hpp: a slot is shared only when the new temp's
+// first access on every stream follows the slot's earlier occupants.
 TEST_CASE("found: a temp's chunk on another stream does not share memory with an earlier temp in its slot",
-          "[random][found][!shouldfail]") {
+          "[random][found]") {
   sd::builder b;
   chunk_slot_sharing(b);
   const sd::ir::program user = b.ir();

@@ -5,8 +5,10 @@
 // edges). Accesses are regions (whole buffers or chunks, by kernels and by
 // steps such as copies); two conflict only where they share elements. Memory is what an executor touches: a
 // bound buffer, a workspace slot (so two temps sharing a slot conflict), or a register temp (which must stay
-// inside one kernel). This is stronger than running find_race on the scheduled statements: it checks the ops
-// the executors follow, after fusion and memory planning, and it is written independently of the passes.
+// inside one kernel, or, for a temp used chunk by chunk, each chunk inside one kernel and each kernel on one
+// chunk of one size: every kernel's registers hold its own chunk). This is stronger than running find_race on
+// the scheduled statements: it checks the ops the executors follow, after fusion and memory planning, and it
+// is written independently of the passes.
 #include <cstdint>
 #include <sstream>
 #include <streamdsl/ir/render.hpp>
@@ -86,7 +88,11 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   };
   std::vector<access> accesses;
   std::vector<int> user_seen(user.stmts.size(), 0);
-  std::vector<std::int64_t> register_kernel(v.ir.buffers.size(), -1);
+  struct register_use {
+    std::int64_t kernel;
+    ir::region r;
+  };
+  std::vector<std::vector<register_use>> register_uses(v.ir.buffers.size());
   // Statement `idx` of the scheduled program, run by op `op` (kernel k, or
   // k = -1 for a step): checked against the user's statement it claims to
   // be, its accesses recorded.
@@ -123,11 +129,19 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
       std::int64_t location = b;
       if (where == storage_register) {
         if (k < 0) err << "register temp '" << v.ir.buffer_name(b) << "' is accessed by a step\n";
-        auto& kk = register_kernel[static_cast<std::size_t>(b)];
-        if (kk >= 0 && kk != k)
-          err << "register temp '" << v.ir.buffer_name(b) << "' is used in kernels k" << kk << " and k" << k
-              << '\n';
-        kk = k;
+        auto& uses = register_uses[static_cast<std::size_t>(b)];
+        for (const auto& u : uses) {
+          const bool same_kernel = u.kernel == k;
+          const bool same_chunk = u.r.part == r.part && u.r.parts == r.parts;
+          // Another kernel may only hold another chunk of the same size.
+          const bool chunked_apart = !same_kernel && u.r.parts == r.parts && r.parts > 1 && !same_chunk;
+          if (same_kernel ? !same_chunk : !chunked_apart) {
+            err << "register temp '" << v.ir.buffer_name(b) << "' is used in kernels k" << u.kernel
+                << " and k" << k << " (not one chunk per kernel)\n";
+            break;
+          }
+        }
+        uses.push_back({k, r});
       } else if (where >= 0) {
         const auto& slot = v.slots[static_cast<std::size_t>(where)];
         const auto& bi = v.ir.buffers[static_cast<std::size_t>(b)];
