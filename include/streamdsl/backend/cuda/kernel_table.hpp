@@ -41,20 +41,39 @@ inline constexpr int threads_per_block = 256;
 template <class Program, std::size_t K, int Unroll, std::size_t... I>
 cudaError_t launch_kernel(const launch_context& ctx, cudaStream_t stream, std::index_sequence<I...>) {
   using pack = kernel_pack<Program, K>;
+  constexpr pack_view code{pack::encoded.code};
+  constexpr int parts = pack::plan.kernels[K].parts;
   kernel_args<pack::buffers, pack::params> args{};
-  bool aligned = true;
+  // Where the buffers that move whole vectors (not registers, not broadcast
+  // values) start, for the vector path's alignment.
+  std::uintptr_t moved_at[pack::buffers > 0 ? pack::buffers : 1];
+  std::size_t moved_size[pack::buffers > 0 ? pack::buffers : 1];
+  std::size_t moved = 0;
   for (std::size_t b = 0; b < pack::shape.buffers; ++b) {
-    args.ptr[b] = ctx.buffer_ptrs[pack::encoded.buffer_ids[b]];
-    aligned = aligned && reinterpret_cast<std::uintptr_t>(args.ptr[b]) % 16 == 0;
+    const auto id = pack::encoded.buffer_ids[b];
+    const auto& info = pack::plan.ir.buffers[id];
+    auto* base = static_cast<char*>(ctx.buffer_ptrs[id]);
+    const auto part = pack::encoded.buffer_parts[b];
+    if (part != 0 && base != nullptr)  // a chunk: its first element
+      base += ir::elements_of({id, part, parts}, static_cast<std::size_t>(ctx.extents[info.domain])).first *
+              size_of(info.type);
+    args.ptr[b] = base;
+    const int flags = code.buffer_flags(static_cast<int>(b));
+    if ((flags & (buffer_flag::load | buffer_flag::store)) != 0 && (flags & buffer_flag::broadcast) == 0) {
+      moved_at[moved] = reinterpret_cast<std::uintptr_t>(base);
+      moved_size[moved++] = size_of(info.type);
+    }
   }
   if constexpr (pack::params > 0)
     for (std::size_t q = 0; q < pack::shape.params; ++q)
       args.param_bits[q] = ctx.param_bits[pack::encoded.param_ids[q]];
   const auto domain = pack::plan.kernels[K].domain;
-  args.n = domain < 0 ? 1 : ctx.extents[domain];
-  args.aligned = aligned ? 1 : 0;
+  args.n = domain < 0 ? 1 : ctx.extents[domain] / parts;
+  const int head = vector_head(moved_at, moved_size, moved, code.vec());
+  args.aligned = head >= 0 && head <= args.n ? 1 : 0;
+  args.head = args.aligned != 0 ? head : 0;
   if (args.n == 0) return cudaSuccess;
-  const long long per_block = static_cast<long long>(threads_per_block) * pack_view{pack::encoded.code}.vec();
+  const long long per_block = static_cast<long long>(threads_per_block) * code.vec();
   long long blocks = (args.n + per_block - 1) / per_block;
   if (blocks > ctx.max_blocks) blocks = ctx.max_blocks;
   // cudaLaunchKernel reports launch errors itself (no cudaGetLastError, which
