@@ -266,22 +266,24 @@ namespace {
 // Thirds of 3 * k elements: for odd k, chunk 1 of a float buffer starts 4
 // bytes past a 16-byte boundary and chunk 2 8 bytes past (chunks of a double
 // buffer 8 and 0): each chunk's kernel finds the element from which all its
-// pointers are aligned and vectorises from there.
+// pointers are aligned and vectorises from there. The 0-d c (1, bound 4
+// bytes off a boundary) is read whole by every chunk's kernel.
 constexpr auto thirds = sd::program<sd::automatic>([](sd::builder& p) {
   auto x = p.input<float>("x");
   auto w = p.input<double>("w");
+  auto c = p.input<float>("c", sd::scalar);
   auto y = p.output<float>("y");
   auto z = p.output<double>("z");
   auto r = p.output<float>("r");
   auto s1 = p.stream("s1"), s2 = p.stream("s2"), s3 = p.stream("s3");
-  y.chunk(0, 3) = x.chunk(0, 3) * 2 + 1;
+  y.chunk(0, 3) = x.chunk(0, 3) * 2 + c;
   z.chunk(0, 3) = w.chunk(0, 3) + x.chunk(0, 3);
   sd::with_stream(s1, [&] {
-    y.chunk(1, 3) = x.chunk(1, 3) * 2 + 1;
+    y.chunk(1, 3) = x.chunk(1, 3) * 2 + c;
     z.chunk(1, 3) = w.chunk(1, 3) + x.chunk(1, 3);
   });
   sd::with_stream(s2, [&] {
-    y.chunk(2, 3) = x.chunk(2, 3) * 2 + 1;
+    y.chunk(2, 3) = x.chunk(2, 3) * 2 + c;
     z.chunk(2, 3) = w.chunk(2, 3) + x.chunk(2, 3);
   });
   // Chunks off by different amounts in one kernel (statements of one shape
@@ -303,10 +305,11 @@ void check_thirds(std::size_t k, std::size_t offset = 0) {
   }
   device_buffer<float> x(xs), y(n + offset), r(n + offset);
   device_buffer<double> w(ws), z(n + offset);
+  const device_buffer<float> c(std::vector<float>{0.0f, 1.0f});
   sd::cuda_executor ex;
   ex.run(thirds, sd::bind("x", x.cget() + offset, n), sd::bind("w", w.cget() + offset, n),
-         sd::bind("y", y.get() + offset, n), sd::bind("z", z.get() + offset, n),
-         sd::bind("r", r.get() + offset, n));
+         sd::bind("c", c.cget() + 1, 1), sd::bind("y", y.get() + offset, n),
+         sd::bind("z", z.get() + offset, n), sd::bind("r", r.get() + offset, n));
   const auto ys = y.download(), rs = r.download();
   const auto zs = z.download();
   const float* xv = xs.data() + offset;
