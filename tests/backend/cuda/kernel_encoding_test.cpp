@@ -162,13 +162,14 @@ int local_region(std::string_view name, int part) {
 }
 
 // The same statement over chunk 0 on main and chunk 1 on a side stream: two
-// kernels that differ only in their chunk.
+// kernels that differ only in their chunk. The 0-d c is read whole.
 constexpr auto two_streams = sd::program([](sd::builder& p) {
   auto x = p.input<float>("x");
+  auto c = p.input<float>("c", sd::scalar);
   auto y = p.output<float>("y");
   auto side = p.stream("side");
-  y.chunk(0, 2) = x.chunk(0, 2) * 3;
-  sd::with_stream(side, [&] { y.chunk(1, 2) = x.chunk(1, 2) * 3; });
+  y.chunk(0, 2) = x.chunk(0, 2) * c;
+  sd::with_stream(side, [&] { y.chunk(1, 2) = x.chunk(1, 2) * c; });
 });
 
 }  // namespace
@@ -206,11 +207,19 @@ TEST_CASE("kernels that differ only in their chunk have the same pack", "[cuda][
   constexpr auto a = cd::encode<a_shape.code_size, a_shape.buffers, a_shape.params>(plan2, 0);
   constexpr auto b = cd::encode<b_shape.code_size, b_shape.buffers, b_shape.params>(plan2, 1);
   for (std::size_t i = 0; i < a_shape.code_size; ++i) CHECK(a.code[i] == b.code[i]);
+  const cd::pack_view v{a.code};
+  const auto c = plan2.buffer_id("c");
   for (std::size_t i = 0; i < a_shape.buffers; ++i) {
     CHECK(a.buffer_ids[i] == b.buffer_ids[i]);
-    CHECK(a.buffer_parts[i] + b.buffer_parts[i] == 1);  // one kernel on chunk 0, the other on chunk 1
-    CHECK(a.buffer_parts[i] == a.buffer_parts[0]);
+    if (a.buffer_ids[i] == c) {  // read whole, broadcast: no chunk
+      CHECK(v.buffer_flags(static_cast<int>(i)) == (cd::buffer_flag::load | cd::buffer_flag::broadcast));
+      CHECK(a.buffer_parts[i] == 0);
+      CHECK(b.buffer_parts[i] == 0);
+    } else {
+      CHECK(a.buffer_parts[i] + b.buffer_parts[i] == 1);  // one kernel on chunk 0, the other on chunk 1
+    }
   }
+  STATIC_REQUIRE(a_shape.buffers == 3);  // x's chunk, c, y's chunk
 }
 
 TEST_CASE("vector_head: where the vector steps of a chunk may start", "[cuda][encoding][chunk]") {

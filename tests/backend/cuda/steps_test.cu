@@ -384,3 +384,35 @@ TEST_CASE("a failed copy is a cuda_error naming cudaMemcpyAsync, the statement a
   wait_for_device();
   std::free(raw);
 }
+
+namespace {
+
+// Two chunks of one buffer in one kernel, each read and written in place:
+// y's second half is loaded and stored, its first half stored and forwarded.
+constexpr auto halves_in_place = sd::program([](sd::builder& p) {
+  auto y = p.inout<float>("y");
+  y.chunk(0, 2) = y.chunk(1, 2) + 1;
+  y.chunk(1, 2) = y.chunk(0, 2) * 2;
+});
+
+}  // namespace
+
+TEST_CASE("one kernel reads and writes two chunks of one buffer in place", "[cuda][chunk][sanitize]") {
+  STATIC_REQUIRE(halves_in_place.plan().kernel_count() == 1);
+  // 2 * 1001: the halves off 16 bytes by different amounts (the scalar
+  // path); the others vectorise.
+  for (const std::size_t n :
+       {std::size_t{2}, std::size_t{2 * 1001}, std::size_t{2 * 1024}, std::size_t{1} << 21}) {
+    std::vector<float> ys(n);
+    for (std::size_t i = 0; i < n; ++i) ys[i] = value_at(i, 4);
+    device_buffer<float> y(ys);
+    sd::cuda_executor ex;
+    ex.run(halves_in_place, sd::bind("y", y.get(), n));
+    const auto out = y.download();
+    const std::size_t half = n / 2;
+    for (std::size_t i = 0; i < half; ++i) {
+      REQUIRE(out[i] == ys[half + i] + 1);
+      REQUIRE(out[half + i] == (ys[half + i] + 1) * 2);
+    }
+  }
+}
