@@ -222,9 +222,13 @@ TEST_CASE("kernels that differ only in their chunk have the same pack", "[cuda][
   STATIC_REQUIRE(a_shape.buffers == 3);  // x's chunk, c, y's chunk
 }
 
-TEST_CASE("vector_head: where the vector steps of a chunk may start", "[cuda][encoding][chunk]") {
+TEST_CASE("vector_heads: where the vector steps of a chunk may start", "[cuda][encoding][chunk]") {
+  // As the launch finds it (kernel_table.hpp lay_out_launch): the first head
+  // every moved buffer allows.
   auto head = [](std::vector<std::uintptr_t> at, std::vector<std::size_t> size, int vec) {
-    return cd::vector_head(at.data(), size.data(), at.size(), vec);
+    unsigned heads = cd::all_heads(vec);
+    for (std::size_t b = 0; b < at.size(); ++b) heads &= cd::vector_heads(at[b], size[b], vec);
+    return cd::first_head(heads);
   };
   const std::uintptr_t base = 0x7f0000000000;  // 16-byte aligned
   CHECK(head({base, base + 64}, {4, 4}, 4) == 0);
@@ -239,6 +243,9 @@ TEST_CASE("vector_head: where the vector steps of a chunk may start", "[cuda][en
   CHECK(head({base + 3, base + 4}, {1, 4}, 8) == 3);
   CHECK(head({base + 5}, {1}, 8) == 0);
   CHECK(head({}, {}, 4) == 0);  // nothing moved (0-d values, registers)
+  STATIC_REQUIRE(cd::all_heads(8) == 0xffu);
+  STATIC_REQUIRE(cd::vector_heads(0x1004, 4, 4) == 1u << 3);
+  STATIC_REQUIRE(cd::first_head(0) == -1);
   // Every head found makes every later vector step aligned.
   for (std::uintptr_t off = 0; off < 16; off += 4)
     for (std::uintptr_t off2 = 0; off2 < 16; off2 += 8) {

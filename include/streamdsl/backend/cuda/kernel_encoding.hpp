@@ -124,31 +124,41 @@ constexpr int vector_width(std::size_t smallest_element) {
   return w > 8 ? 8 : w;
 }
 
-// How big a kernel's encoding is (the template arguments of encode).
+// How big a kernel's encoding is (the template arguments of encode), and
+// what it iterates: parts of a domain (-1: one element). The launch reads the
+// kernel's domain and parts here: reading them from the plan where a kernel
+// is launched costs nvcc's device compile 5% more memory (38 MB of 705 MB on
+// the 200-statement benchmark).
 struct kernel_shape {
   std::size_t code_size = 0;
   std::size_t buffers = 0;
   std::size_t params = 0;
+  int domain = -1;
+  int parts = 1;
 };
 
-// The element a kernel's vector steps may start at, given where each moved
-// buffer's element 0 lies (`addresses`) and its element size: the smallest
-// head in [0, vec) such that address + head * size is 16-byte aligned for
-// every buffer a step moves in 16-byte words (vec * size a multiple of 16,
-// so every later step is aligned too; 1-byte elements move one by one);
-// -1 if there is none (buffers off 16 bytes by different amounts: the scalar
-// path). A chunk's first element may lie off a 16-byte boundary (3 chunks of
-// 3003 floats start 4004 bytes apart): the kernel then runs its first `head`
-// elements one by one and vectorises the rest.
-constexpr int vector_head(const std::uintptr_t* addresses, const std::size_t* sizes, std::size_t count,
-                          int vec) {
-  for (int head = 0; head < vec; ++head) {
-    bool aligned = true;
-    for (std::size_t b = 0; b < count && aligned; ++b)
-      aligned = static_cast<std::size_t>(vec) * sizes[b] % 16 != 0 ||
-                (addresses[b] + static_cast<std::uintptr_t>(head) * sizes[b]) % 16 == 0;
-    if (aligned) return head;
-  }
+// Where a kernel's vector steps may start: a head in [0, vec) such that
+// address + head * size is 16-byte aligned for every buffer a step moves in
+// 16-byte words (vec * size a multiple of 16, so every later step is aligned
+// too; 1-byte elements move one by one). vector_heads gives one buffer's
+// possible heads as bits; the kernel takes the first head all its buffers
+// allow (first_head of their masks and-ed), -1 if none (buffers off 16 bytes
+// by different amounts: the scalar path). A chunk's first element may lie off
+// a 16-byte boundary (3 chunks of 3003 floats start 4004 bytes apart): the
+// kernel then runs its first `head` elements one by one and vectorises the
+// rest.
+constexpr unsigned vector_heads(std::uintptr_t address, std::size_t size, int vec) {
+  unsigned heads = 0;
+  for (int head = 0; head < vec; ++head)
+    if (static_cast<std::size_t>(vec) * size % 16 != 0 ||
+        (address + static_cast<std::uintptr_t>(head) * size) % 16 == 0)
+      heads |= 1u << head;
+  return heads;
+}
+constexpr unsigned all_heads(int vec) { return (1u << vec) - 1; }
+constexpr int first_head(unsigned heads) {
+  for (int head = 0; head < 32; ++head)
+    if ((heads >> head & 1u) != 0) return head;
   return -1;
 }
 
@@ -244,7 +254,8 @@ constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
 
 constexpr kernel_shape shape_of(const plan_view& p, std::size_t k) {
   const auto l = locals_of(p, k);
-  return {static_cast<std::size_t>(l.node_base + l.node_fields), l.buffers.size(), l.params.size()};
+  return {static_cast<std::size_t>(l.node_base + l.node_fields), l.buffers.size(), l.params.size(),
+          p.kernels[k].domain, p.kernels[k].parts};
 }
 
 template <std::size_t Size, std::size_t Buffers, std::size_t Params>
