@@ -275,8 +275,9 @@ __device__ __forceinline__ void run_step(Cells& c, const Args& args, std::intege
 
 // Steps `U...` (a grid stride apart): all loads first, then the arithmetic,
 // then all stores, so several 16-byte loads per thread are in flight. Steps
-// touch disjoint elements and bound buffers never overlap (checked when
-// binding), so the reordering is safe.
+// touch disjoint elements, bound buffers never overlap (checked when
+// binding) and two chunks of one buffer in a kernel are one local buffer or
+// disjoint (chunks of one size), so the reordering is safe.
 template <class Buffers, class Statements, class Cells, int Vec, class Args, int... U>
 __device__ __forceinline__ void full_steps(const Args& args, long long base, long long step,
                                            std::integer_sequence<int, U...>) {
