@@ -39,6 +39,14 @@ for tool in memcheck racecheck synccheck; do
     status+=("compute-sanitizer $tool: ERRORS (see sanitizer_$tool.log)")
     tail -20 "$out/sanitizer_$tool.log"
   fi
+  # Steps and chunks: copies between pinned host and device memory, chunked kernels.
+  if compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/test_cuda_steps" "[sanitize]" \
+      >"$out/sanitizer_steps_$tool.log" 2>&1; then
+    status+=("compute-sanitizer $tool (test_cuda_steps): clean")
+  else
+    status+=("compute-sanitizer $tool (test_cuda_steps): ERRORS (see sanitizer_steps_$tool.log)")
+    tail -20 "$out/sanitizer_steps_$tool.log"
+  fi
 done
 
 # A failed rebind must leave the graph replaying memory it still owns: only

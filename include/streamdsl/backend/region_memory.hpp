@@ -10,6 +10,19 @@
 
 namespace streamdsl::backend_detail {
 
+// Where a region lies within its buffer: bytes from the buffer's start, and
+// its size (for a buffer whose memory is known only later, a workspace slot).
+struct region_span {
+  std::size_t offset = 0;
+  std::size_t bytes = 0;
+};
+
+inline region_span span_of(const plan_view& plan, const resolved_bindings& r, const ir::region& region) {
+  const auto element = size_of(plan.ir.buffers[static_cast<std::size_t>(region.buffer)].type);
+  const auto range = ir::elements_of(region, extent_of(plan, r, region.buffer));
+  return {range.first * element, range.count * element};
+}
+
 struct region_bytes {
   std::byte* data = nullptr;
   std::size_t bytes = 0;
@@ -18,9 +31,8 @@ struct region_bytes {
 // `base`: where the whole buffer lies (caller memory or its workspace slot).
 inline region_bytes bytes_of(const plan_view& plan, const resolved_bindings& r, const ir::region& region,
                              void* base) {
-  const auto element = size_of(plan.ir.buffers[static_cast<std::size_t>(region.buffer)].type);
-  const auto range = ir::elements_of(region, extent_of(plan, r, region.buffer));
-  return {static_cast<std::byte*>(base) + range.first * element, range.count * element};
+  const auto span = span_of(plan, r, region);
+  return {static_cast<std::byte*>(base) + span.offset, span.bytes};
 }
 
 }  // namespace streamdsl::backend_detail

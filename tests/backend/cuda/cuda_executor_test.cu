@@ -73,7 +73,7 @@ TEST_CASE("seed under relaxed placement: one kernel, same results", "[cuda][sani
 TEST_CASE("vector path, scalar tail and unaligned pointers", "[cuda]") {
   check_seed(seed, std::size_t{1} << 20);        // vectorised body
   check_seed(seed, (std::size_t{1} << 20) + 3);  // and a tail
-  check_seed(seed, 4097, 1);                     // pointers 4 bytes off 16: scalar path
+  check_seed(seed, 4097, 1);                     // pointers 4 bytes off 16: 3 scalar, then vectors
   check_seed(seed, 1);
 }
 

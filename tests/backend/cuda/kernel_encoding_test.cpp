@@ -137,3 +137,123 @@ TEST_CASE("the pack's layout: header, buffers, params, statements, then nodes", 
   STATIC_REQUIRE(one.next_node(0) == 3);
   STATIC_REQUIRE(cd::buffer_word(sd::dtype::float64, cd::buffer_flag::store) >> 8 == cd::buffer_flag::store);
 }
+
+namespace {
+
+// A kernel over halves: two chunks of x are two local buffers, and y's first
+// half, written and then read in the kernel, is forwarded (stored, not loaded).
+constexpr auto halves = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  y.chunk(0, 2) = x.chunk(1, 2) + x.chunk(0, 2);
+  y.chunk(1, 2) = y.chunk(0, 2) * 2;
+});
+constexpr auto halves_plan = halves.plan();
+constexpr auto halves_shape = cd::shape_of(halves_plan, 0);
+constexpr auto halves_encoded =
+    cd::encode<halves_shape.code_size, halves_shape.buffers, halves_shape.params>(halves_plan, 0);
+
+int local_region(std::string_view name, int part) {
+  const auto id = halves_plan.buffer_id(name);
+  for (std::size_t b = 0; b < halves_shape.buffers; ++b)
+    if (halves_encoded.buffer_ids[b] == id && halves_encoded.buffer_parts[b] == part)
+      return static_cast<int>(b);
+  return -1;
+}
+
+// The same statement over chunk 0 on main and chunk 1 on a side stream: two
+// kernels that differ only in their chunk. The 0-d c is read whole.
+constexpr auto two_streams = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto c = p.input<float>("c", sd::scalar);
+  auto y = p.output<float>("y");
+  auto side = p.stream("side");
+  y.chunk(0, 2) = x.chunk(0, 2) * c;
+  sd::with_stream(side, [&] { y.chunk(1, 2) = x.chunk(1, 2) * c; });
+});
+
+}  // namespace
+
+TEST_CASE("a kernel over chunks: one local buffer per chunk, each with its part", "[cuda][encoding][chunk]") {
+  STATIC_REQUIRE(halves_plan.kernel_count() == 1);
+  STATIC_REQUIRE(halves_plan.kernels[0].parts == 2);
+  STATIC_REQUIRE(halves_shape.buffers == 4);  // x.chunk(1, 2), x.chunk(0, 2), y.chunk(0, 2), y.chunk(1, 2)
+  constexpr cd::pack_view v{halves_encoded.code};
+  const int x0 = local_region("x", 0), x1 = local_region("x", 1);
+  const int y0 = local_region("y", 0), y1 = local_region("y", 1);
+  REQUIRE(x0 >= 0);
+  REQUIRE(x1 >= 0);
+  REQUIRE(y0 >= 0);
+  REQUIRE(y1 >= 0);
+  CHECK(v.buffer_flags(x0) == cd::buffer_flag::load);
+  CHECK(v.buffer_flags(x1) == cd::buffer_flag::load);
+  CHECK(v.buffer_flags(y0) == cd::buffer_flag::store);  // read after the kernel wrote it: no load
+  CHECK(v.buffer_flags(y1) == cd::buffer_flag::store);
+  CHECK(v.target(0) == y0);
+  CHECK(v.target(1) == y1);
+  pack_reader r{v, std::vector<double>(halves_shape.buffers, 0.0), {}};
+  r.cells[static_cast<std::size_t>(x0)] = 3;
+  r.cells[static_cast<std::size_t>(x1)] = 10;
+  r.run();
+  CHECK(r.cells[static_cast<std::size_t>(y0)] == 13);
+  CHECK(r.cells[static_cast<std::size_t>(y1)] == 26);
+}
+
+TEST_CASE("kernels that differ only in their chunk have the same pack", "[cuda][encoding][chunk]") {
+  constexpr auto plan2 = two_streams.plan();
+  STATIC_REQUIRE(plan2.kernel_count() == 2);
+  constexpr auto a_shape = cd::shape_of(plan2, 0), b_shape = cd::shape_of(plan2, 1);
+  STATIC_REQUIRE(a_shape.code_size == b_shape.code_size);
+  constexpr auto a = cd::encode<a_shape.code_size, a_shape.buffers, a_shape.params>(plan2, 0);
+  constexpr auto b = cd::encode<b_shape.code_size, b_shape.buffers, b_shape.params>(plan2, 1);
+  for (std::size_t i = 0; i < a_shape.code_size; ++i) CHECK(a.code[i] == b.code[i]);
+  const cd::pack_view v{a.code};
+  const auto c = plan2.buffer_id("c");
+  for (std::size_t i = 0; i < a_shape.buffers; ++i) {
+    CHECK(a.buffer_ids[i] == b.buffer_ids[i]);
+    if (a.buffer_ids[i] == c) {  // read whole, broadcast: no chunk
+      CHECK(v.buffer_flags(static_cast<int>(i)) == (cd::buffer_flag::load | cd::buffer_flag::broadcast));
+      CHECK(a.buffer_parts[i] == 0);
+      CHECK(b.buffer_parts[i] == 0);
+    } else {
+      CHECK(a.buffer_parts[i] + b.buffer_parts[i] == 1);  // one kernel on chunk 0, the other on chunk 1
+    }
+  }
+  STATIC_REQUIRE(a_shape.buffers == 3);  // x's chunk, c, y's chunk
+}
+
+TEST_CASE("vector_heads: where the vector steps of a chunk may start", "[cuda][encoding][chunk]") {
+  // As the launch finds it (kernel_table.hpp lay_out_launch): the first head
+  // every moved buffer allows.
+  auto head = [](std::vector<std::uintptr_t> at, std::vector<std::size_t> size, int vec) {
+    unsigned heads = cd::all_heads(vec);
+    for (std::size_t b = 0; b < at.size(); ++b) heads &= cd::vector_heads(at[b], size[b], vec);
+    return cd::first_head(heads);
+  };
+  const std::uintptr_t base = 0x7f0000000000;  // 16-byte aligned
+  CHECK(head({base, base + 64}, {4, 4}, 4) == 0);
+  CHECK(head({base + 4, base + 4}, {4, 4}, 4) == 3);  // 3 chunks of 3003 floats: chunk 1 is 4004 bytes in
+  CHECK(head({base + 8}, {4}, 4) == 2);
+  CHECK(head({base + 12}, {4}, 4) == 1);
+  CHECK(head({base + 4, base + 8}, {4, 8}, 4) == 3);   // a float and a double chunk 1001 elements in
+  CHECK(head({base + 4, base + 0}, {4, 8}, 4) == -1);  // a float off by 4, a double on a boundary: none
+  CHECK(head({base + 4, base + 8}, {4, 4}, 4) == -1);  // off by different amounts: the scalar path
+  CHECK(head({base + 2, base + 34}, {2, 2}, 8) == 7);  // __half: 8 per step
+  // 1-byte elements (vec 8: 8 bytes a step) move one by one: any address.
+  CHECK(head({base + 3, base + 4}, {1, 4}, 8) == 3);
+  CHECK(head({base + 5}, {1}, 8) == 0);
+  CHECK(head({}, {}, 4) == 0);  // nothing moved (0-d values, registers)
+  STATIC_REQUIRE(cd::all_heads(8) == 0xffu);
+  STATIC_REQUIRE(cd::vector_heads(0x1004, 4, 4) == 1u << 3);
+  STATIC_REQUIRE(cd::first_head(0) == -1);
+  // Every head found makes every later vector step aligned.
+  for (std::uintptr_t off = 0; off < 16; off += 4)
+    for (std::uintptr_t off2 = 0; off2 < 16; off2 += 8) {
+      const int h = head({base + off, base + off2}, {4, 8}, 4);
+      if (h < 0) continue;
+      for (std::uintptr_t step = 0; step < 4; ++step) {
+        CHECK((base + off + (h + 4 * step) * 4) % 16 == 0);
+        CHECK((base + off2 + (h + 4 * step) * 8) % 16 == 0);
+      }
+    }
+}

@@ -8,9 +8,12 @@
 // in a stream-ordered workspace (cudaMallocAsync on the main stream, before
 // the entry edge and freed after the exit edge), or in the caller's (run
 // options: run_options.hpp, which also has the caller's events a run waits
-// for and records). run() is asynchronous like any CUDA call on the caller's
-// stream. capture() records the whole program into a CUDA graph replayed with
-// one cudaGraphLaunch.
+// for and records). Steps run on their slot's stream: a copy is one
+// cudaMemcpyAsync (cudaMemcpyDefault: between device, pinned and managed
+// memory), a memcpy node in a captured graph. Kernels over chunks get each
+// chunk's pointers offset on the host. run() is asynchronous like any CUDA
+// call on the caller's stream. capture() records the whole program into a CUDA
+// graph replayed with one cudaGraphLaunch.
 #include <cuda_runtime.h>
 
 #include <bit>
@@ -25,6 +28,7 @@
 #include "../../detail/text.hpp"
 #include "../../ir/render.hpp"
 #include "../bindings.hpp"
+#include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
 #include "../workspace_request.hpp"
 #include "cuda_error.hpp"
@@ -125,9 +129,15 @@ inline void* allocate_from_caller(const plan_view& plan, const workspace_allocat
   return ptr;
 }
 
+// "kernel k0 (`y = x + 1`) on stream 'main'", "statement #3 `sd::copy(d, x)`
+// on stream 'h2d'", "the wait of the entry edge on stream 'side'".
 [[gnu::cold]] inline detail::text describe_op(const plan_view& plan, std::size_t i) {
   const auto& op = plan.ops[i];
   detail::text where;
+  if (op.stmt >= 0) {  // a step or a sync statement: it names its stream
+    ir::describe_statement(plan.ir, op.stmt, where);
+    return where;
+  }
   if (op.kind == op_kind::kernel) {
     where << "kernel k" << op.kernel << " (";
     bool first = true;
@@ -136,14 +146,60 @@ inline void* allocate_from_caller(const plan_view& plan, const workspace_allocat
       first = false;
     }
     where << ')';
-  } else if (op.stmt >= 0) {
-    ir::describe_statement(plan.ir, op.stmt, where);
   } else {
     where << (op.kind == op_kind::record ? "the record of the " : "the wait of the ") << name_of(op.role)
           << " edge";
   }
   where << " on stream '" << plan.ir.stream_name(op.stream) << "'";
   return where;
+}
+
+// A step as issued: where its regions lie, as a buffer and a byte offset
+// into it (temps' memory is known only per issue), and how many bytes.
+struct step_call {
+  ir::step_code code = ir::step_code::copy;
+  std::int32_t dst = -1, src = -1;  // plan buffers
+  std::size_t dst_offset = 0, src_offset = 0, bytes = 0;
+};
+
+// The steps of a plan, in op order, for one set of bindings.
+inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolved,
+                          detail::dyn_array<step_call>& out) {
+  out.clear();
+  for (const auto& op : plan.ops) {
+    if (op.kind != op_kind::step) continue;
+    const auto& s = plan.ir.stmts[static_cast<std::size_t>(op.stmt)];
+    step_call call;
+    call.code = s.code;
+    switch (s.code) {
+      case ir::step_code::copy: {  // binding checked that both regions hold as many bytes
+        const auto src = ir::reads_of(plan.ir, s)[0], dst = ir::writes_of(plan.ir, s)[0];
+        const auto from = backend_detail::span_of(plan, resolved, src);
+        const auto to = backend_detail::span_of(plan, resolved, dst);
+        call.src = src.buffer;
+        call.dst = dst.buffer;
+        call.src_offset = from.offset;
+        call.dst_offset = to.offset;
+        call.bytes = to.bytes;
+        break;
+      }
+    }
+    out.push_back(call);
+  }
+}
+
+// Issues one step on stream `s`; `ptrs` are this issue's buffer pointers.
+inline cudaError_t issue_step(const step_call& step, void* const* ptrs, cudaStream_t s, const char*& call) {
+  switch (step.code) {
+    case ir::step_code::copy:
+      call = "cudaMemcpyAsync";
+      if (step.bytes == 0) return cudaSuccess;  // an empty chunk: nothing to issue
+      return cudaMemcpyAsync(static_cast<char*>(ptrs[step.dst]) + step.dst_offset,
+                             static_cast<const char*>(ptrs[step.src]) + step.src_offset, step.bytes,
+                             cudaMemcpyDefault, s);
+  }
+  call = "a step";
+  return cudaErrorInvalidValue;  // not reached: every step code has its case
 }
 
 }  // namespace cuda_detail
@@ -281,11 +337,12 @@ class cuda_executor {
     struct prepared_run {
       const void* plan_key = nullptr;
       detail::dyn_array<binding> bindings;
-      detail::dyn_array<void*> ptrs;                 // per buffer; slot temps filled per run
-      detail::dyn_array<unsigned long long> params;  // per param, as bit patterns
-      detail::dyn_array<long long> extents;          // per domain
-      detail::dyn_array<std::size_t> slot_offsets;   // per slot
-      detail::dyn_array<std::int32_t> slot_buffers;  // buffers living in slots
+      detail::dyn_array<void*> ptrs;                    // per buffer; slot temps filled per run
+      detail::dyn_array<unsigned long long> params;     // per param, as bit patterns
+      detail::dyn_array<long long> extents;             // per domain
+      detail::dyn_array<std::size_t> slot_offsets;      // per slot
+      detail::dyn_array<std::int32_t> slot_buffers;     // buffers living in slots
+      detail::dyn_array<cuda_detail::step_call> steps;  // per step op, in op order
       std::size_t workspace_bytes = 0;
     };
 
@@ -309,6 +366,7 @@ class cuda_executor {
       cache_.slot_buffers.clear();
       for (std::size_t b = 0; b < plan.storage.size(); ++b)
         if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
+      cuda_detail::lay_out_steps(plan, resolved, cache_.steps);
       cache_.plan_key = key;
       return cache_;
     }
@@ -374,6 +432,7 @@ class cuda_executor {
       }
       cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
       constexpr auto& launchers = cuda_detail::launchers<Program>;
+      std::size_t next_step = 0;
       for (std::size_t i = 0; i < plan.ops.size(); ++i) {
         const auto& op = plan.ops[i];
         cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
@@ -389,6 +448,9 @@ class cuda_executor {
 #if defined(STREAMDSL_NVTX)
             nvtxRangePop();
 #endif
+            break;
+          case op_kind::step:
+            status = cuda_detail::issue_step(ready.steps[next_step++], ptrs, s, call);
             break;
           case op_kind::record:
             status = cudaEventRecord(events_[i].get(), s);

@@ -73,10 +73,31 @@ class graph_workspace {
   workspace_allocator allocator_{nullptr, nullptr};
 };
 
+// Whether some step of the plan copies to or from a buffer declared
+// sd::pageable: a graph cannot hold such a copy (CUDA copies pageable memory
+// through a staging buffer, synchronously, and refuses it under capture).
+constexpr bool copies_pageable_memory(const plan_view& plan) {
+  for (const auto& s : plan.ir.stmts) {
+    if (s.kind != ir::stmt_kind::step) continue;
+    for (const auto& r : ir::reads_of(plan.ir, s))
+      if (plan.ir.buffers[static_cast<std::size_t>(r.buffer)].space == ir::memory_space::pageable)
+        return true;
+    for (const auto& r : ir::writes_of(plan.ir, s))
+      if (plan.ir.buffers[static_cast<std::size_t>(r.buffer)].space == ir::memory_space::pageable)
+        return true;
+  }
+  return false;
+}
+
 }  // namespace cuda_detail
 
 template <class Program>
 class cuda_graph {
+  static_assert(!cuda_detail::copies_pageable_memory(Program::plan()),
+                "streamdsl: sd::capture of a program that copies pageable host memory (an sd::copy reads or "
+                "writes a buffer declared sd::pageable): a CUDA graph cannot hold such a copy; declare the "
+                "buffer sd::pinned and bind page-locked memory (cudaMallocHost or cudaHostRegister)");
+
  public:
   // Captures the program with `bindings`; throws (binding_error, cuda_error)
   // without leaking the capture stream, the workspace or a graph.

@@ -4,8 +4,9 @@
 // resolved at compile time from the pack, so a kernel compiles to straight-line
 // loads, arithmetic and stores. Each thread handles `vec` consecutive
 // elements per step of a grid-stride loop with 16-byte loads and stores when
-// every pointer is aligned; unaligned buffers and the tail take a scalar
-// grid-stride loop.
+// every pointer is aligned from some element `head` < vec on (a chunk may
+// start off a 16-byte boundary); the head, the tail and unaligned buffers
+// take a scalar grid-stride loop.
 //
 // Compile time: the pack is decoded once into types (an expression tree per
 // statement, a list of buffers), and the device helpers are templates on those
@@ -31,13 +32,15 @@ struct kernel_code {
   static constexpr pack_view pack{code};
 };
 
-// Kernel arguments: one pointer per local buffer, param values as bit patterns.
+// Kernel arguments: one pointer per local buffer (at its region's first
+// element), param values as bit patterns.
 template <int Buffers, int Params>
 struct kernel_args {
   void* ptr[Buffers > 0 ? Buffers : 1];
   unsigned long long param_bits[Params > 0 ? Params : 1];
   long long n;
-  int aligned;  // every pointer 16-byte aligned: the vector path may be used
+  int aligned;  // every moved pointer 16-byte aligned at element `head`: the vector path may be used
+  int head;     // elements before the first vector step (< vec, <= n; 0 unless aligned)
 };
 
 template <int D>
@@ -272,8 +275,9 @@ __device__ __forceinline__ void run_step(Cells& c, const Args& args, std::intege
 
 // Steps `U...` (a grid stride apart): all loads first, then the arithmetic,
 // then all stores, so several 16-byte loads per thread are in flight. Steps
-// touch disjoint elements and bound buffers never overlap (checked when
-// binding), so the reordering is safe.
+// touch disjoint elements, bound buffers never overlap (checked when
+// binding) and two chunks of one buffer in a kernel are one local buffer or
+// disjoint (chunks of one size), so the reordering is safe.
 template <class Buffers, class Statements, class Cells, int Vec, class Args, int... U>
 __device__ __forceinline__ void full_steps(const Args& args, long long base, long long step,
                                            std::integer_sequence<int, U...>) {
@@ -301,12 +305,13 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
   constexpr int vec = K::vec;
   const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long head = args.head;
   long long scalar_begin = 0;
   if (args.aligned) {
     using cells = typename K::template cells<vec>;
     const long long step = threads * vec;
-    const long long full_end = args.n / vec * vec;
-    long long base = thread * vec;
+    const long long full_end = head + (args.n - head) / vec * vec;
+    long long base = head + thread * vec;
     if constexpr (Unroll > 1)
       for (; base + (Unroll - 1) * step < full_end; base += Unroll * step)
         full_steps<buffers, statements, cells, vec>(args, base, step,
@@ -315,14 +320,18 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
       full_steps<buffers, statements, cells, vec>(args, base, step, std::integer_sequence<int, 0>{});
     scalar_begin = full_end;
   }
-  // Unaligned buffers, and the tail of aligned ones (fewer than vec
-  // elements): one element per thread per step. Coalesced scalar accesses
+  // Unaligned buffers, and the head and tail of aligned ones (each fewer
+  // than vec elements): one element per thread per step, the head's
+  // elements [0, head) numbered first, then the tail's [scalar_begin, n),
+  // in one loop (the statements are inlined once). Coalesced scalar accesses
   // are as fast as a vector path without 16-byte accesses, and compiling the
   // statements once more costs less than vec times more. The cells are the
   // vector path's (only element 0 is used, the rest is never touched and
   // takes no register), so each statement's evaluation is instantiated once
   // for both paths: 12% of cicc's time on the 200-statement benchmark.
-  for (long long i = scalar_begin + thread; i < args.n; i += threads) {
+  const long long scalar_count = head + (args.n - scalar_begin);
+  for (long long j = thread; j < scalar_count; j += threads) {
+    const long long i = j < head ? j : scalar_begin + (j - head);
     typename K::template cells<vec> c;
     buffers::template move<true, false, 1>(c, args, i);
     statements::run(c, args, 0);

@@ -17,12 +17,18 @@
 //                others        the position of each operand (1 to 3)
 // A position is an index into the whole array; nodes are written operands
 // first, each node once per kernel.
+// A local buffer is a region of a plan buffer: in a kernel over chunks
+// (kernel_info::parts > 1), x.chunk(0, 4) and x.chunk(1, 4) are two local
+// buffers. Which chunk is not in the pack (kernels that differ only in their
+// chunks share one instantiation): the launch offsets each local buffer's
+// pointer to its chunk's first element (encoded_kernel::buffer_parts).
 // Plain C++ (no CUDA): the encoding is tested with g++.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 
 #include "../../detail/dyn_array.hpp"
+#include "../../ir/accesses.hpp"
 #include "../../plan/plan_view.hpp"
 
 namespace streamdsl::cuda_detail {
@@ -118,28 +124,63 @@ constexpr int vector_width(std::size_t smallest_element) {
   return w > 8 ? 8 : w;
 }
 
-// How big a kernel's encoding is (the template arguments of encode).
+// How big a kernel's encoding is (the template arguments of encode), and
+// what it iterates: parts of a domain (-1: one element). The launch reads the
+// kernel's domain and parts here: reading them from the plan where a kernel
+// is launched costs nvcc's device compile 5% more memory (38 MB of 705 MB on
+// the 200-statement benchmark).
 struct kernel_shape {
   std::size_t code_size = 0;
   std::size_t buffers = 0;
   std::size_t params = 0;
+  int domain = -1;
+  int parts = 1;
 };
 
+// Where a kernel's vector steps may start: a head in [0, vec) such that
+// address + head * size is 16-byte aligned for every buffer a step moves in
+// 16-byte words (vec * size a multiple of 16, so every later step is aligned
+// too; 1-byte elements move one by one). vector_heads gives one buffer's
+// possible heads as bits; the kernel takes the first head all its buffers
+// allow (first_head of their masks and-ed), -1 if none (buffers off 16 bytes
+// by different amounts: the scalar path). A chunk's first element may lie off
+// a 16-byte boundary (3 chunks of 3003 floats start 4004 bytes apart): the
+// kernel then runs its first `head` elements one by one and vectorises the
+// rest.
+constexpr unsigned vector_heads(std::uintptr_t address, std::size_t size, int vec) {
+  unsigned heads = 0;
+  for (int head = 0; head < vec; ++head)
+    if (static_cast<std::size_t>(vec) * size % 16 != 0 ||
+        (address + static_cast<std::uintptr_t>(head) * size) % 16 == 0)
+      heads |= 1u << head;
+  return heads;
+}
+constexpr unsigned all_heads(int vec) { return (1u << vec) - 1; }
+constexpr int first_head(unsigned heads) {
+  for (int head = 0; head < 32; ++head)
+    if ((heads >> head & 1u) != 0) return head;
+  return -1;
+}
+
 // A kernel's pack and, per local buffer and param, its plan id (for binding
-// the kernel's arguments at launch). Built arrays (not std::array) are cheap
-// for the host compiler to index while expanding the pack.
+// the kernel's arguments at launch), and per local buffer the chunk it is
+// (its part of the kernel's parts: 0 for a whole buffer). Built arrays (not
+// std::array) are cheap for the host compiler to index while expanding the
+// pack.
 template <std::size_t Size, std::size_t Buffers, std::size_t Params>
 struct encoded_kernel {
   int code[Size] = {};
   int buffer_ids[Buffers > 0 ? Buffers : 1] = {};
+  int buffer_parts[Buffers > 0 ? Buffers : 1] = {};
   int param_ids[Params > 0 ? Params : 1] = {};
 };
 
-// What one walk over a kernel's statements finds: local numbering of buffers,
-// params and nodes in evaluation order, each node's position in the pack,
-// buffer flags, and the pack's size.
+// What one walk over a kernel's statements finds: local numbering of buffers
+// (regions), params and nodes in evaluation order, each node's position in
+// the pack, buffer flags, and the pack's size.
 struct kernel_locals {
   detail::dyn_array<std::int32_t> buffers;  // plan buffer ids, in order of first access
+  detail::dyn_array<std::int32_t> parts;    // per local buffer: which chunk (all of one size in a kernel)
   detail::dyn_array<std::int32_t> flags;    // per local buffer
   detail::dyn_array<std::int32_t> params;
   detail::dyn_array<std::int32_t> nodes;    // plan node ids, operands before their node
@@ -154,16 +195,26 @@ constexpr std::int32_t find(const detail::dyn_array<std::int32_t>& ids, std::int
   return -1;
 }
 
-constexpr std::int32_t local_buffer(kernel_locals& l, std::int32_t id) {
-  const auto found = find(l.buffers, id);
+// The local buffer of chunk `part` of plan buffer `id`, or -1. A kernel's
+// regions are chunks of one size (fusion joins one shape), so the part names
+// the region.
+constexpr std::int32_t find_local(const kernel_locals& l, std::int32_t id, std::int32_t part) {
+  for (std::size_t i = 0; i < l.buffers.size(); ++i)
+    if (l.buffers[i] == id && l.parts[i] == part) return static_cast<std::int32_t>(i);
+  return -1;
+}
+
+constexpr std::int32_t local_buffer(kernel_locals& l, std::int32_t id, std::int32_t part) {
+  const auto found = find_local(l, id, part);
   if (found >= 0) return found;
   l.buffers.push_back(id);
+  l.parts.push_back(part);
   l.flags.push_back(0);
   return static_cast<std::int32_t>(l.buffers.size() - 1);
 }
 
 // Walks a statement's expression in evaluation order, numbering what it meets.
-// A buffer read before any statement of the kernel wrote it needs a load.
+// A region read before any statement of the kernel wrote it needs a load.
 constexpr void collect(const plan_view& p, std::int32_t node, kernel_locals& l) {
   if (find(l.nodes, node) >= 0) return;
   const auto& n = p.ir.nodes[node];
@@ -171,7 +222,7 @@ constexpr void collect(const plan_view& p, std::int32_t node, kernel_locals& l) 
   if (n.b >= 0) collect(p, n.b, l);
   if (n.c >= 0) collect(p, n.c, l);
   if (n.code == ir::op::load) {
-    const auto b = local_buffer(l, n.ref);
+    const auto b = local_buffer(l, n.ref, n.part);
     if ((l.flags[static_cast<std::size_t>(b)] & store) == 0) l.flags[static_cast<std::size_t>(b)] |= load;
   }
   if (n.code == ir::op::param && find(l.params, n.ref) < 0) l.params.push_back(n.ref);
@@ -186,7 +237,8 @@ constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
     const auto& s = p.ir.stmts[i];
     collect(p, s.root, l);
     // `store` marks "written by the kernel" until the end of this walk.
-    l.flags[static_cast<std::size_t>(local_buffer(l, s.target))] |= store;
+    const auto target = ir::target_of(p.ir, s);
+    l.flags[static_cast<std::size_t>(local_buffer(l, target.buffer, target.part))] |= store;
   }
   l.node_base =
       nodes_start(static_cast<int>(l.buffers.size()), static_cast<int>(l.params.size()), p.kernels[k].count);
@@ -202,7 +254,8 @@ constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
 
 constexpr kernel_shape shape_of(const plan_view& p, std::size_t k) {
   const auto l = locals_of(p, k);
-  return {static_cast<std::size_t>(l.node_base + l.node_fields), l.buffers.size(), l.params.size()};
+  return {static_cast<std::size_t>(l.node_base + l.node_fields), l.buffers.size(), l.params.size(),
+          p.kernels[k].domain, p.kernels[k].parts};
 }
 
 template <std::size_t Size, std::size_t Buffers, std::size_t Params>
@@ -222,6 +275,7 @@ constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::
   for (std::size_t b = 0; b < l.buffers.size(); ++b) {
     out.code[v.buffer_at(static_cast<int>(b))] = buffer_word(p.ir.buffers[l.buffers[b]].type, l.flags[b]);
     out.buffer_ids[b] = l.buffers[b];
+    out.buffer_parts[b] = l.parts[b];
   }
   for (std::size_t q = 0; q < l.params.size(); ++q) {
     out.code[v.param_at(static_cast<int>(q))] = static_cast<int>(p.ir.params[l.params[q]].type);
@@ -232,7 +286,8 @@ constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::
   };
   int s = 0;
   for (auto i : p.kernel_statements(k)) {
-    out.code[v.target_at(s)] = find(l.buffers, p.ir.stmts[i].target);
+    const auto target = ir::target_of(p.ir, p.ir.stmts[i]);
+    out.code[v.target_at(s)] = find_local(l, target.buffer, target.part);
     out.code[v.root_at(s)] = position(p.ir.stmts[i].root);
     ++s;
   }
@@ -241,7 +296,7 @@ constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::
     const int pos = l.node_at[j];
     out.code[pos] = node_head(n.code, n.type, n.compute);
     if (n.code == ir::op::load) {
-      out.code[v.ref_at(pos)] = find(l.buffers, n.ref);
+      out.code[v.ref_at(pos)] = find_local(l, n.ref, n.part);
     } else if (n.code == ir::op::param) {
       out.code[v.ref_at(pos)] = find(l.params, n.ref);
     } else if (n.code == ir::op::literal) {

@@ -38,23 +38,58 @@ struct kernel_pack {
 
 inline constexpr int threads_per_block = 256;
 
+// How many elements a launch iterates and where its vector path starts.
+struct launch_shape {
+  long long n = 0;
+  int aligned = 0;
+  int head = 0;
+};
+
+// Sets `ptr`, one pointer per local buffer of the kernel `code` (plan
+// buffer ids[b], chunk parts_of[b] of `parts` of `domain`): a chunk's at its
+// first element. Not a template, so nvcc's front ends see it once for all
+// kernels; and it reads nothing of the plan at run time (indexing a plan's
+// arrays there makes nvcc emit the whole plan).
+inline launch_shape lay_out_launch(const launch_context& ctx, pack_view code, const int* ids,
+                                   const int* parts_of, int domain, int parts, void** ptr) {
+  // A kernel has one shape: a chunk's buffer is over the kernel's domain.
+  const auto extent = domain < 0 ? std::size_t{1} : static_cast<std::size_t>(ctx.extents[domain]);
+  unsigned heads = all_heads(code.vec());
+  for (int b = 0; b < code.buffer_count(); ++b) {
+    const auto element = size_of(code.buffer_type(b));
+    auto* base = static_cast<char*>(ctx.buffer_ptrs[ids[b]]);
+    if (parts_of[b] != 0 && base != nullptr)
+      base += ir::elements_of({ids[b], parts_of[b], parts}, extent).first * element;
+    ptr[b] = base;
+    // Registers and broadcast values take no part in the vector path.
+    const int flags = code.buffer_flags(b);
+    if ((flags & (buffer_flag::load | buffer_flag::store)) != 0 && (flags & buffer_flag::broadcast) == 0)
+      heads &= vector_heads(reinterpret_cast<std::uintptr_t>(base), element, code.vec());
+  }
+  launch_shape out;
+  out.n = static_cast<long long>(extent) / parts;
+  const int head = first_head(heads);
+  out.aligned = head >= 0 && head <= out.n ? 1 : 0;
+  out.head = out.aligned != 0 ? head : 0;
+  return out;
+}
+
 template <class Program, std::size_t K, int Unroll, std::size_t... I>
 cudaError_t launch_kernel(const launch_context& ctx, cudaStream_t stream, std::index_sequence<I...>) {
   using pack = kernel_pack<Program, K>;
   kernel_args<pack::buffers, pack::params> args{};
-  bool aligned = true;
-  for (std::size_t b = 0; b < pack::shape.buffers; ++b) {
-    args.ptr[b] = ctx.buffer_ptrs[pack::encoded.buffer_ids[b]];
-    aligned = aligned && reinterpret_cast<std::uintptr_t>(args.ptr[b]) % 16 == 0;
-  }
+  const auto launched =
+      lay_out_launch(ctx, pack_view{pack::encoded.code}, pack::encoded.buffer_ids, pack::encoded.buffer_parts,
+                     pack::shape.domain, pack::shape.parts, args.ptr);
+  args.n = launched.n;
+  args.aligned = launched.aligned;
+  args.head = launched.head;
   if constexpr (pack::params > 0)
     for (std::size_t q = 0; q < pack::shape.params; ++q)
       args.param_bits[q] = ctx.param_bits[pack::encoded.param_ids[q]];
-  const auto domain = pack::plan.kernels[K].domain;
-  args.n = domain < 0 ? 1 : ctx.extents[domain];
-  args.aligned = aligned ? 1 : 0;
+  constexpr pack_view code{pack::encoded.code};
   if (args.n == 0) return cudaSuccess;
-  const long long per_block = static_cast<long long>(threads_per_block) * pack_view{pack::encoded.code}.vec();
+  const long long per_block = static_cast<long long>(threads_per_block) * code.vec();
   long long blocks = (args.n + per_block - 1) / per_block;
   if (blocks > ctx.max_blocks) blocks = ctx.max_blocks;
   // cudaLaunchKernel reports launch errors itself (no cudaGetLastError, which
