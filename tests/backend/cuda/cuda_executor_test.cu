@@ -365,7 +365,7 @@ TEST_CASE("a workspace the GPU cannot hold is a cuda_error naming the temps and 
     ex.run(wide_temps, sd::bind("x", x.cget(), n), sd::bind("y", y.get(), n), sd::bind("z", z.get(), n));
   };
   REQUIRE_THROWS_AS(run(), sd::cuda_error);
-  REQUIRE_THROWS_WITH(run(), Catch::Contains("cudaMallocAsync failed: cudaErrorMemoryAllocation") &&
+  REQUIRE_THROWS_WITH(run(), Catch::Contains("cudaMallocFromPoolAsync failed: cudaErrorMemoryAllocation") &&
                                  Catch::Contains(message));
   REQUIRE_THROWS_WITH(
       sd::capture(ex, wide_temps, sd::bind("x", x.cget(), n), sd::bind("y", y.get(), n),

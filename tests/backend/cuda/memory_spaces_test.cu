@@ -197,7 +197,8 @@ TEST_CASE("the space checks are cached with the other binding checks, and redone
   check(cudaDeviceSynchronize(), "sync");
   CHECK(y_right(y));
   std::vector<sd::binding> bad = good;
-  bad[2] = sd::bind("h_pinned", pageable.data(), n);  // same name, count and type: only the memory differs
+  std::vector<float> other(n, poison);             // pageable, and apart from h_pageable's memory
+  bad[2] = sd::bind("h_pinned", other.data(), n);  // same name, count and type: only the memory differs
   REQUIRE_THROWS_WITH(ex.run(spaces, bad),
                       Catch::Contains("'h_pinned'") && Catch::Contains("cudaMallocHost"));
   ex.run(spaces, good);  // a failed check leaves the executor usable

@@ -5,7 +5,7 @@
 // is the caller's stream; side slots are the caller's streams (bind_stream)
 // or come from the executor's pool. Kernels are the plan's fused kernels,
 // instantiated at compile time; records and waits are CUDA events; temps live
-// in a stream-ordered workspace (cudaMallocAsync on the main stream, before
+// in a stream-ordered workspace (from the executor's caching pool on the main stream, before
 // the entry edge and freed after the exit edge), or in the caller's (run
 // options: run_options.hpp, which also has the caller's events a run waits
 // for and records). Steps run on their slot's stream: a copy is one
@@ -55,7 +55,7 @@ namespace cuda_detail {
   throw cuda_error(status, "streamdsl: workspace allocation failed");  // not reached: status is an error
 }
 
-// Allocates `bytes` of workspace with `allocate(&ptr)` (cudaMallocAsync or
+// Allocates `bytes` of workspace with `allocate(&ptr)` (cudaMallocFromPoolAsync or
 // cudaMalloc, named by `call`); a failure is a cuda_error naming the temps
 // and the bytes asked for. Nothing of the run has been issued then.
 template <class Allocate>
@@ -216,6 +216,7 @@ class cuda_executor {
     // A full grid (one step per thread) streams at memcpy bandwidth; a grid
     // capped near the SM count does not (bench/tuning.cu).
     max_blocks_ = max_grid;
+    device_ = device;
   }
   cuda_executor(const cuda_executor&) = delete;
   cuda_executor& operator=(const cuda_executor&) = delete;
@@ -329,7 +330,7 @@ class cuda_executor {
       unsigned wait_flags = 0;
       unsigned record_flags = 0;
       void* workspace = nullptr;                       // given: neither allocated nor freed here
-      const workspace_allocator* allocator = nullptr;  // else from this; null: cudaMallocAsync
+      const workspace_allocator* allocator = nullptr;  // else from this; null: the executor's pool
     };
 
     // What a run needs, derived from the bindings once: runs that repeat the
@@ -408,9 +409,10 @@ class cuda_executor {
         if (options.allocator != nullptr)
           ws = cuda_detail::allocate_from_caller(plan, *options.allocator, ready.workspace_bytes, main);
         else
-          ws = cuda_detail::allocate_workspace(plan, ready.workspace_bytes, "cudaMallocAsync", [&](void** p) {
-            return cudaMallocAsync(p, ready.workspace_bytes, main);
-          });
+          ws = cuda_detail::allocate_workspace(
+              plan, ready.workspace_bytes, "cudaMallocFromPoolAsync", [&](void** p) {
+                return cudaMallocFromPoolAsync(p, ready.workspace_bytes, workspace_pool(), main);
+              });
         owned.ptr = ws;
       }
       // The caller's events first: the entry edge, and every side stream with
@@ -632,8 +634,17 @@ class cuda_executor {
       detail::owned_string slot;
       cudaStream_t stream = nullptr;
     };
+    // The pool run() workspaces come from, made at the first run that needs
+    // one; it keeps freed memory for the next run (cuda_handles.hpp).
+    cudaMemPool_t workspace_pool() {
+      if (!workspace_pool_) workspace_pool_ = cuda_detail::new_caching_pool(device_);
+      return workspace_pool_.get();
+    }
+
     detail::dyn_array<user_stream> user_streams_;
     detail::dyn_array<cuda_detail::owned_stream> pool_;
+    int device_ = 0;
+    cuda_detail::owned_mem_pool workspace_pool_;    // declared after the streams: destroyed first
     detail::dyn_array<cudaStream_t> slot_streams_;  // per slot of the plan prepared last; not owned
     detail::dyn_array<cuda_detail::owned_event> events_;
     const void* streams_key_ = nullptr;

@@ -54,6 +54,9 @@ struct destroy_graph {
 struct destroy_graph_exec {
   cudaError_t operator()(cudaGraphExec_t g) const noexcept { return cudaGraphExecDestroy(g); }
 };
+struct destroy_mem_pool {
+  cudaError_t operator()(cudaMemPool_t p) const noexcept { return cudaMemPoolDestroy(p); }
+};
 struct free_device_memory {
   cudaError_t operator()(void* p) const noexcept { return cudaFree(p); }
 };
@@ -63,6 +66,7 @@ using owned_event = unique_handle<cudaEvent_t, destroy_event>;
 using owned_graph = unique_handle<cudaGraph_t, destroy_graph>;
 using owned_graph_exec = unique_handle<cudaGraphExec_t, destroy_graph_exec>;
 using owned_device_memory = unique_handle<void*, free_device_memory>;
+using owned_mem_pool = unique_handle<cudaMemPool_t, destroy_mem_pool>;
 
 // A new stream that does not synchronise with the legacy default stream.
 inline owned_stream new_stream() {
@@ -76,6 +80,25 @@ inline owned_event new_event() {
   cudaEvent_t e = nullptr;
   check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
   return owned_event(e);
+}
+
+// A stream-ordered memory pool on `device` that keeps what is freed into it
+// (release threshold: all of it) until it is destroyed: a run's workspace is
+// then reused by the next run, as PyTorch's caching allocator reuses blocks,
+// instead of being mapped again each time (13% of workload 5's time with the
+// device's default pool, which releases at every synchronisation).
+inline owned_mem_pool new_caching_pool(int device) {
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypeNone;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  check(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate");
+  owned_mem_pool owned(pool);
+  unsigned long long keep = ~0ull;  // cuuint64_t (cuda.h): all of it
+  check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute");
+  return owned;
 }
 
 }  // namespace streamdsl::cuda_detail
