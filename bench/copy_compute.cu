@@ -37,9 +37,9 @@ constexpr double pcie_bytes = 2.0 * big_n * sizeof(float);
 // ---------------------------------------------------------------- the programs
 // The chain workload's 8 ops (workloads.cu, chain K = 8) as one expression: a
 // chunk's chain is one statement, hence one kernel that reads and writes the
-// chunk once. (As 8 statements through chunked temps every temp would get a
-// workspace slot: a temp stays in registers only when one kernel holds all
-// its accesses.)
+// chunk once. (As 8 statements through chunked temps it would be the same
+// kernel: a temp used chunk by chunk, each chunk in one kernel, stays in
+// registers.)
 template <class X>
 constexpr auto chain8(const X& x) {
   auto v = x * 1.0001f;

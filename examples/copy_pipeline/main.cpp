@@ -17,11 +17,9 @@ constexpr int chunks = 16;
 
 // The 8-op chain of the bench's chain workload (bench/workloads.cu, K = 8),
 // written as one expression: per chunk it is one kernel that reads the chunk
-// once and writes it once. (Written as 8 statements through chunked temps,
-// as the chain workload does over whole buffers, every temp would get a
-// workspace slot: the memory plan keeps a temp in registers only when one
-// kernel holds all its accesses, and a chunked temp's accesses span every
-// chunk's kernel.)
+// once and writes it once. (Written as 8 statements through chunked temps it
+// would be the same kernel: a temp used chunk by chunk, each chunk inside one
+// kernel, lives in registers.)
 template <class X>
 constexpr auto chain8(const X& x) {
   auto v = x * 1.0001f;

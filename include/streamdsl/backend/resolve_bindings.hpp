@@ -384,9 +384,9 @@ inline std::size_t extent_of(const plan_view& plan, const resolved_bindings& r, 
   }
   for (const auto& s : v.stmts) {
     if (s.kind != ir::stmt_kind::step || s.code != ir::step_code::copy) continue;
-    const auto src = ir::reads_of(v, s)[0], dst = ir::writes_of(v, s)[0];
-    const auto from = ir::elements_of(src, extent_of(plan, r, src.buffer)).count;
-    const auto to = ir::elements_of(dst, extent_of(plan, r, dst.buffer)).count;
+    const auto c = ir::copy_regions_of(v, s);
+    const auto from = ir::elements_of(c.src, extent_of(plan, r, c.src.buffer)).count;
+    const auto to = ir::elements_of(c.dst, extent_of(plan, r, c.dst.buffer)).count;
     if (from == to) continue;
     text code;
     ir::render_statement(v, s, code);

@@ -322,6 +322,8 @@ class builder_state {
 
   // sd::copy(dst, src) on the current stream.
   constexpr void copy(ir::region dst, ir::region src) {
+    static_assert(ir::info(ir::step_code::copy).reads == 1 && ir::info(ir::step_code::copy).writes == 1,
+                  "store_accesses below lists one read and one write");
     ir::statement s{};
     s.kind = ir::stmt_kind::step;
     s.code = ir::step_code::copy;

@@ -38,6 +38,14 @@ constexpr detail::array_view<region> writes_of(const program_view& p, const stat
                             static_cast<std::size_t>(s.writes_count));
 }
 
+// A copy's destination and source (its one write and its one read).
+struct copy_regions {
+  region dst, src;
+};
+constexpr copy_regions copy_regions_of(const program_view& p, const statement& s) {
+  return {writes_of(p, s)[0], reads_of(p, s)[0]};
+}
+
 // The region an assignment writes.
 constexpr region target_of(const program_view& p, const statement& s) { return writes_of(p, s)[0]; }
 

@@ -173,11 +173,11 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
     call.code = s.code;
     switch (s.code) {
       case ir::step_code::copy: {  // binding checked that both regions hold as many bytes
-        const auto src = ir::reads_of(plan.ir, s)[0], dst = ir::writes_of(plan.ir, s)[0];
-        const auto from = backend_detail::span_of(plan, resolved, src);
-        const auto to = backend_detail::span_of(plan, resolved, dst);
-        call.src = src.buffer;
-        call.dst = dst.buffer;
+        const auto c = ir::copy_regions_of(plan.ir, s);
+        const auto from = backend_detail::span_of(plan, resolved, c.src);
+        const auto to = backend_detail::span_of(plan, resolved, c.dst);
+        call.src = c.src.buffer;
+        call.dst = c.dst.buffer;
         call.src_offset = from.offset;
         call.dst_offset = to.offset;
         call.bytes = to.bytes;

@@ -73,12 +73,12 @@ class graph_workspace {
   workspace_allocator allocator_{nullptr, nullptr};
 };
 
-// Whether some step of the plan copies to or from a buffer declared
+// Whether some copy of the plan reads or writes a buffer declared
 // sd::pageable: a graph cannot hold such a copy (CUDA copies pageable memory
 // through a staging buffer, synchronously, and refuses it under capture).
 constexpr bool copies_pageable_memory(const plan_view& plan) {
   for (const auto& s : plan.ir.stmts) {
-    if (s.kind != ir::stmt_kind::step) continue;
+    if (s.kind != ir::stmt_kind::step || s.code != ir::step_code::copy) continue;
     for (const auto& r : ir::reads_of(plan.ir, s))
       if (plan.ir.buffers[static_cast<std::size_t>(r.buffer)].space == ir::memory_space::pageable)
         return true;

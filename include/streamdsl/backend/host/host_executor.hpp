@@ -213,19 +213,26 @@ class host_executor {
       execute(plan, kernels, steps);
     }
 
-    // Per op: what a step op copies (nothing for the other ops).
+    // Per op: what a step op does (nothing for the other ops). A switch over
+    // the step codes with no default: a new step does not compile until it
+    // has its case here and in run_stream.
     static detail::dyn_array<host_detail::copy_step> lay_out_steps(
         const plan_view& plan, const resolved_bindings& bound, const detail::dyn_array<std::byte*>& memory) {
       detail::dyn_array<host_detail::copy_step> steps(plan.ops.size());
       for (std::size_t i = 0; i < plan.ops.size(); ++i) {
         if (plan.ops[i].kind != op_kind::step) continue;
         const auto& s = plan.ir.stmts[static_cast<std::size_t>(plan.ops[i].stmt)];
-        const auto src = ir::reads_of(plan.ir, s)[0], dst = ir::writes_of(plan.ir, s)[0];
-        const auto to =
-            backend_detail::bytes_of(plan, bound, dst, memory[static_cast<std::size_t>(dst.buffer)]);
-        const auto from =
-            backend_detail::bytes_of(plan, bound, src, memory[static_cast<std::size_t>(src.buffer)]);
-        steps[i] = {to.data, from.data, to.bytes};
+        switch (s.code) {
+          case ir::step_code::copy: {
+            const auto c = ir::copy_regions_of(plan.ir, s);
+            const auto to =
+                backend_detail::bytes_of(plan, bound, c.dst, memory[static_cast<std::size_t>(c.dst.buffer)]);
+            const auto from =
+                backend_detail::bytes_of(plan, bound, c.src, memory[static_cast<std::size_t>(c.src.buffer)]);
+            steps[i] = {to.data, from.data, to.bytes};
+            break;
+          }
+        }
       }
       return steps;
     }
@@ -333,11 +340,15 @@ class host_executor {
           const plan_op& op = plan.ops[static_cast<std::size_t>(i)];
           switch (op.kind) {
             case op_kind::kernel: team_.run(kernels[static_cast<std::size_t>(op.kernel)], scratch); break;
-            case op_kind::step: {
-              const auto& c = steps[static_cast<std::size_t>(i)];
-              if (c.bytes > 0) std::memcpy(c.dst, c.src, c.bytes);
+            case op_kind::step:
+              switch (plan.ir.stmts[static_cast<std::size_t>(op.stmt)].code) {
+                case ir::step_code::copy: {
+                  const auto& c = steps[static_cast<std::size_t>(i)];
+                  if (c.bytes > 0) std::memcpy(c.dst, c.src, c.bytes);
+                  break;
+                }
+              }
               break;
-            }
             case op_kind::record: board.record(static_cast<std::size_t>(i)); break;
             case op_kind::wait:
               if (!board.wait_for(static_cast<std::size_t>(op.waits_for))) return;
