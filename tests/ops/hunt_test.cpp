@@ -433,3 +433,77 @@ TEST_CASE("hunt: programs made only of copies, on side streams", "[hunt][steps-o
         }
       });
 }
+
+TEST_CASE("hunt: copies between a chunk and a 0-d buffer", "[hunt][scalar-copy]") {
+  auto model = schedule_of(
+      [](sd::builder& p) {
+        auto x = p.input<float>("x");
+        auto s = p.input<float>("s", sd::scalar);
+        auto r = p.output<float>("r", sd::scalar);
+        auto t = p.temp<float>("t", sd::scalar);
+        auto y = p.output<float>("y");
+        auto side = p.stream("side");
+        sd::with_stream(side, [&] { sd::copy(t, x.chunk(2, 4)); });
+        sd::copy(y.chunk(1, 4), s);
+        y.chunk(0, 4) = x.chunk(0, 4) + t;
+        sd::with_stream(side, [&] { sd::copy(r, t); });
+        y.chunk(2, 4) = t * 2;
+        y.chunk(3, 4) = s * 3;
+      },
+      sd::automatic);
+  const auto x = ramp(4, 10.0f);
+  std::vector<float> s{5.0f}, r, y;
+  run_many(
+      model,
+      [&] {
+        r.assign(1, -1.0f);
+        y.assign(4, -1.0f);
+        return std::vector<sd::binding>{sd::bind("x", x), sd::bind("s", s), sd::bind("r", r), sd::bind("y", y)};
+      },
+      [&] {
+        REQUIRE(r[0] == 12.0f);
+        REQUIRE(y == std::vector<float>{22.0f, 5.0f, 24.0f, 15.0f});
+      });
+  // x of 8 elements: a quarter is 2 elements, not the one of a 0-d buffer.
+  const auto plan = sd::view_of(model);
+  const auto x8 = ramp(8);
+  std::vector<float> y8(8);
+  std::vector<sd::binding> bad{sd::bind("x", x8), sd::bind("s", s), sd::bind("r", r), sd::bind("y", y8)};
+  sd::host_executor ex;
+  CHECK_THROWS_AS(ex.run(plan, bad), sd::binding_error);
+}
+
+// Found by the hunt: chunks are "read and written like a buffer"
+// (docs/concepts.md), but compound assignment (`y.chunk(i, k) += e`) did not
+// compile on a chunk, only on a whole buffer.
+TEST_CASE("chunk: compound assignment like a buffer's", "[hunt][ops][chunk]") {
+  constexpr auto prog = sd::program<sd::automatic>([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.inout<float>("y");
+    auto side = p.stream("side");
+    y.chunk(0, 4) += x.chunk(0, 4);
+    y.chunk(1, 4) -= x.chunk(1, 4) * 2;
+    sd::with_stream(side, [&] { y.chunk(2, 4) *= x.chunk(3, 4); });
+    y.chunk(3, 4) /= 2;
+  });
+  const std::string text = prog.to_string();
+  CHECK(text.find("y.chunk(0, 4) = y.chunk(0, 4) + x.chunk(0, 4);") != std::string::npos);
+  CHECK(text.find("y.chunk(2, 4) = y.chunk(2, 4) * x.chunk(3, 4);") != std::string::npos);
+  const auto x = ramp(8, 1.0f);
+  std::vector<float> y;
+  for (std::uint64_t seed = 0; seed < 10; ++seed) {
+    y = ramp(8, 10.0f);
+    sd::host_executor ex = seed ? sd::host_executor(sd::stress{seed}) : sd::host_executor();
+    ex.run(prog, sd::bind("x", x), sd::bind("y", y));
+    CHECK(y == std::vector<float>{11, 13, 12 - 6, 13 - 8, 14 * 7, 15 * 8, 8, 8.5f});
+  }
+  // On an input, as on a whole input: write_to_input.
+  CHECK(schedule_of(
+            [](sd::builder& p) {
+              auto x = p.input<float>("x");
+              x.chunk(0, 2) += 1;
+            },
+            sd::checked)
+            .ir.errors[0]
+            .kind == error_kind::write_to_input);
+}
