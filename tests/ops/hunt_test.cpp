@@ -162,7 +162,8 @@ TEST_CASE("hunt: families with chunks", "[hunt]") {
         auto lanes = p.streams("lane", F);
         for (int f = 0; f < F; ++f)
           for (int i = 0; i < K; ++i)
-            sd::with_stream(lanes[(f + i) % F], [&] { sd::copy(t[f].chunk(i, K), x[f].chunk(K - 1 - i, K)); });
+            sd::with_stream(lanes[(f + i) % F],
+                            [&] { sd::copy(t[f].chunk(i, K), x[f].chunk(K - 1 - i, K)); });
         for (int f = 0; f < F; ++f) y[f] = t[f] + static_cast<float>(f);
       },
       sd::automatic);
@@ -290,7 +291,8 @@ constexpr auto chunk_temps_body = [](sd::builder& p) {
   auto b = p.temp<float>("b");
   auto c = p.temp<float>("c");
   auto s = p.streams("s", K);
-  for (int i = 0; i < K; ++i) sd::with_stream(s[i], [&] { a.chunk(i, K) = x.chunk(i, K) + static_cast<float>(i); });
+  for (int i = 0; i < K; ++i)
+    sd::with_stream(s[i], [&] { a.chunk(i, K) = x.chunk(i, K) + static_cast<float>(i); });
   b = a * 2;
   for (int i = 0; i < K; ++i)
     sd::with_stream(s[(i + 1) % K], [&] { c.chunk(i, K) = b.chunk(K - 1 - i, K) + 1; });
@@ -367,14 +369,19 @@ TEST_CASE("hunt: empty buffers with chunks and copies", "[hunt][empty]") {
         auto y = p.output<float>("y");
         auto t = p.temp<float>("t");
         auto side = p.stream("side");
-        for (int i = 0; i < 4; ++i) sd::with_stream(side, [&] { sd::copy(t.chunk(i, 4), x.chunk(3 - i, 4)); });
+        for (int i = 0; i < 4; ++i)
+          sd::with_stream(side, [&] { sd::copy(t.chunk(i, 4), x.chunk(3 - i, 4)); });
         y.chunk(0, 2) = t.chunk(1, 2) + 1;
         y.chunk(1, 2) = t.chunk(0, 2) + 1;
       },
       sd::automatic);
   std::vector<float> x, y;
   run_many(
-      model, [&] { return std::vector<sd::binding>{sd::bind("x", x), sd::bind("y", y)}; }, [] {}, 3);
+      model,
+      [&] {
+        return std::vector<sd::binding>{sd::bind("x", x), sd::bind("y", y)};
+      },
+      [] {}, 3);
 }
 
 TEST_CASE("hunt: family members bound to overlapping memory", "[hunt][bindings]") {
@@ -410,8 +417,10 @@ TEST_CASE("hunt: programs made only of copies, on side streams", "[hunt][steps-o
         auto z = p.output<float>("z");
         auto t = p.temp<float>("t");
         auto s = p.streams("s", K);
-        for (int i = 0; i < K; ++i) sd::with_stream(s[i], [&] { sd::copy(t.chunk(i, K), x.chunk(K - 1 - i, K)); });
-        for (int i = 0; i < K; ++i) sd::with_stream(s[(i + 2) % K], [&] { sd::copy(y.chunk(i, K), t.chunk(i, K)); });
+        for (int i = 0; i < K; ++i)
+          sd::with_stream(s[i], [&] { sd::copy(t.chunk(i, K), x.chunk(K - 1 - i, K)); });
+        for (int i = 0; i < K; ++i)
+          sd::with_stream(s[(i + 2) % K], [&] { sd::copy(y.chunk(i, K), t.chunk(i, K)); });
         sd::with_stream(s[1], [&] { sd::copy(z, t); });
       },
       sd::automatic);
@@ -458,7 +467,8 @@ TEST_CASE("hunt: copies between a chunk and a 0-d buffer", "[hunt][scalar-copy]"
       [&] {
         r.assign(1, -1.0f);
         y.assign(4, -1.0f);
-        return std::vector<sd::binding>{sd::bind("x", x), sd::bind("s", s), sd::bind("r", r), sd::bind("y", y)};
+        return std::vector<sd::binding>{sd::bind("x", x), sd::bind("s", s), sd::bind("r", r),
+                                        sd::bind("y", y)};
       },
       [&] {
         REQUIRE(r[0] == 12.0f);
