@@ -517,3 +517,45 @@ TEST_CASE("chunk: compound assignment like a buffer's", "[hunt][ops][chunk]") {
             .ir.errors[0]
             .kind == error_kind::write_to_input);
 }
+
+// Found by the hunt: when a domain's buffers were bound to different extents,
+// the chunk and copy checks still ran against the first buffer's extent, and
+// named the others "bound to" a size they were not bound to (x[1], bound to 9
+// elements, was reported "bound to 8 elements, not a multiple of 3", and each
+// copy out of it as copying 2 elements).
+TEST_CASE("bindings: disagreeing extents are reported alone, not through chunks and copies",
+          "[hunt][bindings]") {
+  auto model = schedule_of(
+      [](sd::builder& p) {
+        auto m = p.domain("m");
+        auto x = p.inputs<float>("x", 2);
+        auto t = p.temp<float>("t", m);
+        auto y = p.output<float>("y", m);
+        for (int i = 0; i < 3; ++i) sd::copy(t.chunk(i, 3), x[i % 2].chunk(i, 3));
+        y = t;
+      },
+      sd::automatic);
+  const auto plan = sd::view_of(model);
+  std::vector<float> a(8), b(9), y(9);
+  std::vector<std::span<const float>> xs{a, b};
+  std::vector<sd::binding> list{sd::bind("x", xs), sd::bind("y", y)};
+  sd::host_executor ex;
+  std::string what;
+  try {
+    ex.run(plan, list);
+  } catch (const sd::binding_error& e) {
+    what = e.what();
+  }
+  INFO(what);
+  CHECK(
+      what.find(
+          "buffers of domain 'n' must have one extent, but 'x[0]' is bound to 8 elements and 'x[1]' to 9") !=
+      std::string::npos);
+  CHECK(what.find("'x[1]' (float, domain 'n') is split into 3 chunks") == std::string::npos);
+  CHECK(what.find("copies 2 elements") == std::string::npos);
+  // Agreeing extents that are not a multiple of 3: the chunk checks speak.
+  std::vector<float> a8(8), b8(8);
+  std::vector<std::span<const float>> xs8{a8, b8};
+  std::vector<sd::binding> list8{sd::bind("x", xs8), sd::bind("y", y)};
+  CHECK_THROWS_WITH(ex.run(plan, list8), Catch::Matchers::Contains("is split into 3 chunks"));
+}
