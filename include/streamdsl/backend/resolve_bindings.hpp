@@ -299,9 +299,12 @@ inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF
 }
 
 // Buffers of one domain have one extent; the first bound buffer sets it.
-[[gnu::cold]] inline void check_extents(const plan_view& plan, resolved_bindings& r,
+// Returns whether every domain's buffers agree (the region checks below read
+// the domains' extents, which mean nothing where they disagree).
+[[gnu::cold]] inline bool check_extents(const plan_view& plan, resolved_bindings& r,
                                         const detail::dyn_array<unsigned char>& bound,
                                         problem_list& problems) {
+  bool agree = true;
   detail::dyn_array<std::int32_t> first(plan.ir.domains.size(), -1);
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(plan.ir.buffers.size()); ++b) {
     const auto d = plan.ir.buffers[static_cast<std::size_t>(b)].domain;
@@ -312,12 +315,14 @@ inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF
       f = b;
       r.domain_extent[static_cast<std::size_t>(d)] = n;
     } else if (n != r.domain_extent[static_cast<std::size_t>(d)]) {
+      agree = false;
       problems.add() << "buffers of domain " << quote{plan.ir.domain_name(d)} << " must have one extent, but "
                      << quote{plan.ir.buffer_name(f)} << " is bound to "
                      << r.domain_extent[static_cast<std::size_t>(d)] << " elements and "
                      << quote{plan.ir.buffer_name(b)} << " to " << n;
     }
   }
+  return agree;
 }
 
 // A buffer the program writes must not share memory with another bound
@@ -478,8 +483,11 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
   for (std::size_t p = 0; p < plan.ir.params.size(); ++p)
     if (r.param_value[p] == nullptr)
       problems.add() << "missing binding for " << param_description{plan, static_cast<std::int32_t>(p)};
-  check_extents(plan, r, bound, problems);
-  check_regions(plan, r, problems);
+  // Chunks and copies are checked against agreed extents only: where a
+  // domain's buffers disagree, the extent is the first buffer's, and the
+  // others' chunks and copies would be reported against a size they are not
+  // bound to.
+  if (check_extents(plan, r, bound, problems)) check_regions(plan, r, problems);
   check_overlaps(plan, r, bound, problems);
   problems.throw_if_any();
   return r;

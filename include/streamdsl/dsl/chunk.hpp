@@ -22,6 +22,17 @@ class buffer_chunk {
     requires detail::operand_like<E>
   constexpr buffer_chunk& operator=(const E& value) { return assign(value); }
 
+  // `y.chunk(i, k) += e` is `y.chunk(i, k) = y.chunk(i, k) + e`, as for a buffer.
+#define STREAMDSL_CHUNK_COMPOUND_ASSIGNMENT(sym, op_sym) \
+  template <class E>                                     \
+    requires detail::operand_like<E>                     \
+  constexpr buffer_chunk& operator sym(const E& value) { return assign(*this op_sym value); }
+  STREAMDSL_CHUNK_COMPOUND_ASSIGNMENT(+=, +)
+  STREAMDSL_CHUNK_COMPOUND_ASSIGNMENT(-=, -)
+  STREAMDSL_CHUNK_COMPOUND_ASSIGNMENT(*=, *)
+  STREAMDSL_CHUNK_COMPOUND_ASSIGNMENT(/=, /)
+#undef STREAMDSL_CHUNK_COMPOUND_ASSIGNMENT
+
  private:
   friend struct detail::builder_access;
   constexpr detail::builder_state* builder() const { return state_; }
