@@ -4,7 +4,9 @@ turns, so that a before/after comparison shares one stretch of machine time.
 
 The development machine is a shared VM whose speed drifts by tens of percent
 within an hour; compiles of the old and new headers alternate unit by unit,
-and each figure is the minimum CPU seconds (user + system) of --repeat runs.
+and each figure is the minimum CPU seconds (user + system) of --repeat runs;
+the median of the runs is printed too (issue 10's rule: within 5% on the
+median of 3 turns), and every run's CPU seconds are kept in the JSON.
 
 usage: compare_includes.py KEPT_DIR OLD_INCLUDE NEW_INCLUDE [--repeat 2] [--out compare.json]
   KEPT_DIR: the sources written by compile_time.py --keep DIR (its *_gxx.cpp and *_nvcc.cu).
@@ -15,6 +17,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -57,15 +60,22 @@ def main():
             if not os.path.exists(os.path.join(kept, src)):
                 continue
             best = {"old": None, "new": None}
+            runs = {"old": [], "new": []}
             for _ in range(args.repeat):
                 for side, inc in (("old", args.old_include), ("new", args.new_include)):
                     m = measure(base + ["-I" + os.path.abspath(inc), src, "-o", "/dev/null"], kept)
+                    if m:
+                        runs[side].append(m[0])
                     if m and (best[side] is None or m[0] < best[side][0]):
                         best[side] = m
-            row = {"unit": unit, "compiler": comp, "old": best["old"], "new": best["new"]}
+            median = {k: statistics.median(v) if v else None for k, v in runs.items()}
+            row = {"unit": unit, "compiler": comp, "old": best["old"], "new": best["new"], "cpu_runs": runs}
             rows.append(row)
             fmt = lambda m: "failed" if m is None else "%.2f s %4.0f MB" % m
-            print("%-15s %-5s old %-16s new %-16s" % (unit, comp, fmt(best["old"]), fmt(best["new"])), flush=True)
+            ratio = "" if None in median.values() or not median["old"] else "median %.2f -> %.2f s (%+.1f%%)" % (
+                median["old"], median["new"], 100 * (median["new"] / median["old"] - 1))
+            print("%-15s %-5s old %-16s new %-16s %s" % (unit, comp, fmt(best["old"]), fmt(best["new"]), ratio),
+                  flush=True)
     with open(args.out, "w") as f:
         json.dump({"repeat": args.repeat, "rows": rows, "load_after": os.getloadavg()[0]}, f, indent=2)
 

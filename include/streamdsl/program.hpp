@@ -36,7 +36,8 @@ class compiled_program {
   // again for the bounds costs a fraction of the passes); the result is then
   // copied at its exact sizes, which is what the program keeps.
   static constexpr plan_sizes bounds = bounds_of(build_ir(F{}), O);
-  static constexpr frozen_plan<bounds> scheduled = freeze<bounds>(passes::schedule(build_ir(F{}), O));
+  static constexpr frozen_plan<bounds, true> scheduled =
+      freeze<bounds, true>(passes::schedule(build_ir(F{}), O));
 
  public:
   static constexpr options policy = O;

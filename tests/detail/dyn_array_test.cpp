@@ -111,3 +111,22 @@ TEST_CASE("dyn_array: release builds do not check indices", "[detail][dyn_array]
   STATIC_REQUIRE(readable_at_compile_time<2>);
 }
 #endif
+
+// array_view's converting constructor tests "data() converts to const T*" by
+// assignment rather than std::convertible_to (cheaper to compile): the same
+// containers must convert, and the same ones must not.
+TEST_CASE("array_view: converts from containers whose data() converts to const T*", "[detail][dyn_array]") {
+  using streamdsl::detail::array_view;
+  STATIC_REQUIRE(std::is_convertible_v<const dyn_array<int>&, array_view<int>>);
+  STATIC_REQUIRE(std::is_convertible_v<dyn_array<int>&, array_view<int>>);
+  STATIC_REQUIRE(std::is_convertible_v<const int(&)[3], array_view<int>>);
+  STATIC_REQUIRE(!std::is_constructible_v<array_view<int>, const dyn_array<float>&>);
+  STATIC_REQUIRE(!std::is_constructible_v<array_view<int>, const dyn_array<long long>&>);
+  STATIC_REQUIRE(!std::is_constructible_v<array_view<int>, int>);
+  constexpr bool views_elements = [] {
+    dyn_array<int> a{1, 2, 3};
+    const array_view<int> v = a;
+    return v.size() == 3 && v.data() == a.data() && v[2] == 3;
+  }();
+  STATIC_REQUIRE(views_elements);
+}

@@ -28,6 +28,17 @@ TEST_CASE("string_view: built from literals, std::string and std::string_view", 
   REQUIRE(static_cast<std::string_view>(string_view("xy")) == "xy");
 }
 
+// char_range tests data() and size() by assignment rather than
+// std::convertible_to (cheaper to compile): the same types must convert.
+TEST_CASE("string_view: converts from char ranges only", "[detail][strings]") {
+  STATIC_REQUIRE(std::is_convertible_v<const std::string&, string_view>);
+  STATIC_REQUIRE(std::is_convertible_v<std::string_view, string_view>);
+  STATIC_REQUIRE(std::is_convertible_v<const streamdsl::detail::dyn_array<char>&, string_view>);
+  STATIC_REQUIRE(!std::is_constructible_v<string_view, const std::u16string&>);
+  STATIC_REQUIRE(!std::is_constructible_v<string_view, const streamdsl::detail::dyn_array<int>&>);
+  STATIC_REQUIRE(!std::is_constructible_v<string_view, int>);
+}
+
 TEST_CASE("string_view: find, substr, starts_with", "[detail][strings]") {
   constexpr string_view t = "stream side: k0";
   STATIC_REQUIRE(t.find("side") == 7);

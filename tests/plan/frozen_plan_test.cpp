@@ -37,6 +37,34 @@ TEST_CASE("freeze and shrink copy every array: the frozen plan dumps as the mode
   STATIC_REQUIRE(same_dump());
 }
 
+// sd::program keeps the passes' result with its name pool packed eight
+// characters to a word (the pool's bound reserves every possible note; a
+// compile-time cost): shrinking it must give the same plan as the plain copy.
+TEST_CASE("a packed pool shrinks to the same plan as a plain one", "[plan][freeze]") {
+  constexpr auto same_plan = [] {
+    const auto model = sd::passes::schedule(sd::build_ir(plan_tests::scaled_body), {});
+    constexpr auto bounds = sd::bounds_of(sd::build_ir(plan_tests::scaled_body), {});
+    const auto plain = sd::shrink<scaled::sizes>(sd::freeze<bounds>(model));
+    const auto packed = sd::shrink<scaled::sizes>(sd::freeze<bounds, true>(model));
+    const auto expected = sd::dump(sd::view_of(model));
+    return sd::dump(packed.view()).view() == expected.view() &&
+           sd::dump(plain.view()).view() == expected.view() && packed.view().ir.pool.size() > 8 &&
+           sd::detail::string_view(packed.pool.data(), packed.used.pool) ==
+               sd::detail::string_view(plain.pool.data(), plain.used.pool);
+  };
+  STATIC_REQUIRE(same_plan());
+  constexpr auto round_trip = [] {
+    sd::detail::packed_chars<17> p;
+    const char text[] = "any\xff\x80 chars, 0-d";  // high bytes too: packed as unsigned
+    for (std::size_t i = 0; i < 17; ++i) p.put(i, text[i]);
+    for (std::size_t i = 0; i < 17; ++i)
+      if (p.get(i) != text[i]) return false;
+    return true;
+  };
+  STATIC_REQUIRE(round_trip());
+  STATIC_REQUIRE(scaled::storage.pool.size() == scaled::sizes.pool);  // what a program keeps is plain chars
+}
+
 TEST_CASE("a plan with an error is frozen with its message and no storage", "[plan][freeze]") {
   const auto model = sd::passes::schedule(sd::build_ir(plan_tests::racy_body), {});
   constexpr auto bounds = sd::bounds_of(sd::build_ir(plan_tests::racy_body), {});

@@ -7,6 +7,12 @@
 #include <cstddef>
 #include <initializer_list>
 
+#if defined(__clang__)
+#define STREAMDSL_TRIVIALLY_DESTRUCTIBLE(T) __is_trivially_destructible(T)
+#else  // g++, nvcc's front ends, MSVC
+#define STREAMDSL_TRIVIALLY_DESTRUCTIBLE(T) __has_trivial_destructor(T)
+#endif
+
 namespace streamdsl::detail {
 
 // Debug builds (NDEBUG off) check every index: out of range is a compile
@@ -78,7 +84,8 @@ class dyn_array {
 #ifndef NDEBUG
     if (size_ == 0) dyn_array_out_of_range();
 #endif
-    data_[--size_] = T{};
+    --size_;
+    if constexpr (!STREAMDSL_TRIVIALLY_DESTRUCTIBLE(T)) data_[size_] = T{};
   }
   constexpr void resize(std::size_t n, const T& value = T{}) {
     const T fill = value;  // value may be an element: copy it before the storage moves
@@ -86,7 +93,8 @@ class dyn_array {
     // (a row per event, per slot) would otherwise be copied whole each time.
     if (n > cap_) reserve(n > 2 * cap_ ? n : 2 * cap_);
     for (std::size_t i = size_; i < n; ++i) data_[i] = fill;
-    for (std::size_t i = n; i < size_; ++i) data_[i] = T{};  // what it removes owns nothing after
+    if constexpr (!STREAMDSL_TRIVIALLY_DESTRUCTIBLE(T))
+      for (std::size_t i = n; i < size_; ++i) data_[i] = T{};  // what it removes owns nothing after
     size_ = n;
   }
   constexpr void assign(std::size_t n, const T& value) {
@@ -108,8 +116,14 @@ class dyn_array {
   }
   // Removed elements are reset to T{}: the storage stays, but what they
   // owned (a nested array's memory) is released now, not when overwritten.
+  // Elements that own nothing are left as they are (also by pop_back and
+  // resize): the name table and the passes clear index arrays often, and the
+  // loop cost g++ ~2% of declaring names. (A builtin, not
+  // std::is_trivially_destructible_v: that trait costs cudafe++ more than the
+  // loop saves.)
   constexpr void clear() {
-    for (std::size_t i = 0; i < size_; ++i) data_[i] = T{};
+    if constexpr (!STREAMDSL_TRIVIALLY_DESTRUCTIBLE(T))
+      for (std::size_t i = 0; i < size_; ++i) data_[i] = T{};
     size_ = 0;
   }
 
@@ -160,9 +174,13 @@ struct array_view {
 
   constexpr array_view() = default;
   constexpr array_view(const T* p, std::size_t n) : first(p), count(n) {}
+  // The constraint assigns c.data() to a const T* rather than asking
+  // std::convertible_to: the same test, but the concept's instantiations cost
+  // cudafe++ ~1% of every unit that includes the umbrella (it is checked for
+  // each IR and plan array type).
   template <class C>
-    requires requires(const C& c) {
-      { c.data() } -> std::convertible_to<const T*>;
+    requires requires(const C& c, const T*& p) {
+      p = c.data();
       c.size();
     }
   constexpr array_view(const C& c) : first(c.data()), count(c.size()) {}  // NOLINT: implicit like span

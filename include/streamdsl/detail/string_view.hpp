@@ -15,9 +15,9 @@ namespace streamdsl::detail {
 
 // data() and size() of chars: std::string, std::string_view, std::span<const char>, ...
 template <class S>
-concept char_range = requires(const S& s) {
-  { s.data() } -> std::convertible_to<const char*>;
-  { s.size() } -> std::convertible_to<std::size_t>;
+concept char_range = requires(const S& s, const char*& p, std::size_t& n) {
+  p = s.data();
+  n = s.size();
 };
 
 constexpr std::size_t length_of(const char* s) {

@@ -25,8 +25,8 @@ class name_table {
   // must outlive the table (the builder passes string literals).
   constexpr void add(string_view name, string_view what) {
     entries_.push_back(
-        {static_cast<std::int32_t>(chars_.size()), static_cast<std::int32_t>(name.size()), what});
-    for (char c : name) chars_.push_back(c);
+        {static_cast<std::int32_t>(chars_.size()), static_cast<std::int32_t>(name.size()), what, hash(name)});
+    chars_.append(name.data(), name.size());
     index(entries_.size() - 1);
   }
 
@@ -34,10 +34,12 @@ class name_table {
   constexpr std::int32_t find(string_view name) const {
     if (slots_.empty()) return -1;
     const auto mask = slots_.size() - 1;
-    for (auto at = hash(name) & mask;; at = (at + 1) & mask) {
+    const auto h = hash(name);
+    for (auto at = h & mask;; at = (at + 1) & mask) {
       const auto i = slots_[at];
       if (i < 0) return -1;
-      if (name_at(static_cast<std::size_t>(i)) == name) return i;
+      if (entries_[static_cast<std::size_t>(i)].hash == h && name_at(static_cast<std::size_t>(i)) == name)
+        return i;
     }
   }
 
@@ -52,6 +54,7 @@ class name_table {
     std::int32_t offset = 0;  // into chars_
     std::int32_t length = 0;
     string_view what;
+    std::size_t hash = 0;  // of the name: a rehash reads no characters
   };
 
   // Open addressing over indices into entries_ (-1: empty): a program
@@ -71,7 +74,7 @@ class name_table {
   }
   constexpr void insert(std::size_t i) {
     const auto mask = slots_.size() - 1;
-    auto at = hash(name_at(i)) & mask;
+    auto at = entries_[i].hash & mask;
     while (slots_[at] >= 0) at = (at + 1) & mask;
     slots_[at] = static_cast<std::int32_t>(i);
   }

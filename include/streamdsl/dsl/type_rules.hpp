@@ -34,7 +34,9 @@ constexpr binary_rule check_binary(ir::op code, typed a, typed b) {
       if (a.type != dtype::boolean || b.type != dtype::boolean) return binary_rule::logical_needs_bool;
       break;
     case ir::operand_rule::numeric:
-      if (combine(a, b).type == dtype::boolean) return binary_rule::no_arithmetic_on_bool;
+      // combine(a, b) is bool exactly when both are (bool is the only type of
+      // the lowest category): no need to combine here.
+      if (a.type == dtype::boolean && b.type == dtype::boolean) return binary_rule::no_arithmetic_on_bool;
       break;
   }
   return binary_rule::ok;

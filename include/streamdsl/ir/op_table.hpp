@@ -188,18 +188,26 @@ constexpr node_types where_types(typed c, typed a, typed b, branch_types branche
 
 // The types of a node of op `code` whose operands (the node's a, b, c) have
 // static types `a`, `b`, `c`; a cast's target is `to`. Leaves take `a`.
+// (The front end calls this for every node it builds: the row is read once
+// and the operands are combined only where the rule needs them.)
 constexpr node_types types_of(op code, typed a, typed b = {}, typed c = {}, dtype to = dtype::float32) {
-  const typed joined = arity(code) == 2 ? combine(a, b) : a;  // where: not used
-  switch (info(code).result) {
-    case result_rule::leaf:
-    case result_rule::operands: return {joined, joined.type};
+  const op_info& row = info(code);
+  switch (row.result) {
+    case result_rule::leaf: return {a, a.type};
+    case result_rule::operands: {
+      const typed joined = row.arity == 2 ? combine(a, b) : a;
+      return {joined, joined.type};
+    }
     case result_rule::floating: {
+      const typed joined = row.arity == 2 ? combine(a, b) : a;
       const dtype t = floating_result(joined.type);
       return {{t, joined.power}, t};
     }
-    case result_rule::boolean:
+    case result_rule::boolean: {
+      const typed joined = row.arity == 2 ? combine(a, b) : a;
       return {{dtype::boolean, joined.power},
-              info(code).operands == operand_rule::boolean ? dtype::boolean : joined.type};
+              row.operands == operand_rule::boolean ? dtype::boolean : joined.type};
+    }
     case result_rule::cast_target: return {{to, a.power}, to};
     case result_rule::branches: return where_types(a, b, c, where_branches(b, c));
   }

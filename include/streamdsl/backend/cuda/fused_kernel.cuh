@@ -102,6 +102,18 @@ struct literal_node {
   }
 };
 
+// An operand in arithmetic type M for compute type CT: rounded to CT first,
+// as on the host, which only changes a value when CT is a 16-bit type (M is
+// then float); otherwise one conversion, so that kernels of the common types
+// carry no second one for cicc to inline away.
+template <class CT, class M, class X>
+__device__ __forceinline__ M operand_in(X x) {
+  if constexpr (std::is_same_v<CT, M>)
+    return element::convert<M>(x);
+  else
+    return element::convert<M>(element::convert<CT>(x));
+}
+
 // Every other op: operands A, B, C (unused ones void).
 template <int Op, int R, int C, class A, class B, class Cc>
 struct op_node {
@@ -118,11 +130,11 @@ struct op_node {
     if constexpr (kind == ir::op_kind::convert) {
       return element::convert<RT>(A::eval(c, args, v));
     } else if constexpr (kind == ir::op_kind::unary) {
-      const M a = element::convert<M>(element::convert<CT>(A::eval(c, args, v)));
+      const M a = operand_in<CT, M>(A::eval(c, args, v));
       return element::convert<RT>(element::unary<M>(code, a));
     } else if constexpr (kind == ir::op_kind::arithmetic || kind == ir::op_kind::predicate) {
-      const M a = element::convert<M>(element::convert<CT>(A::eval(c, args, v)));
-      const M b = element::convert<M>(element::convert<CT>(B::eval(c, args, v)));
+      const M a = operand_in<CT, M>(A::eval(c, args, v));
+      const M b = operand_in<CT, M>(B::eval(c, args, v));
       if constexpr (kind == ir::op_kind::predicate)
         return element::predicate<M>(code, a, b);
       else
