@@ -36,6 +36,18 @@ struct quote {
 };
 [[gnu::cold]] inline text& operator<<(text& out, quote q) { return out << '\'' << q.name << '\''; }
 
+// ", domain 'n'" or ", 0-d", then ", pinned host memory" for a host buffer:
+// what a buffer's and a family's descriptions both end with.
+[[gnu::cold]] inline text& append_domain_and_space(text& out, const plan_view& plan,
+                                                   const ir::buffer_info& info) {
+  if (info.domain < 0)
+    out << ", 0-d";
+  else
+    out << ", domain " << quote{plan.ir.domain_name(info.domain)};
+  if (ir::is_host(info.space)) out << ", " << ir::memory_name(info.space);
+  return out;
+}
+
 // "input buffer 'x' (float, domain 'n')": what a message says about a buffer.
 struct buffer_description {
   const plan_view& plan;
@@ -45,12 +57,7 @@ struct buffer_description {
   const auto& info = d.plan.ir.buffers[static_cast<std::size_t>(d.buffer)];
   out << ir::name_of(info.kind) << " buffer " << quote{d.plan.ir.buffer_name(d.buffer)} << " ("
       << name_of(info.type);
-  if (info.domain < 0)
-    out << ", 0-d";
-  else
-    out << ", domain " << quote{d.plan.ir.domain_name(info.domain)};
-  if (ir::is_host(info.space)) out << ", " << ir::memory_name(info.space);
-  return out << ')';
+  return append_domain_and_space(out, d.plan, info) << ')';
 }
 
 // "input buffer family 'x' (64 members, float, domain 'n')", given x[0].
@@ -63,12 +70,7 @@ struct family_description {
   const auto member = d.plan.ir.buffer_name(d.first);
   out << ir::name_of(info.kind) << " buffer family " << quote{member.substr(0, member.size() - 3)} << " ("
       << info.family_size << (info.family_size == 1 ? " member, " : " members, ") << name_of(info.type);
-  if (info.domain < 0)
-    out << ", 0-d";
-  else
-    out << ", domain " << quote{d.plan.ir.domain_name(info.domain)};
-  if (ir::is_host(info.space)) out << ", " << ir::memory_name(info.space);
-  return out << ')';
+  return append_domain_and_space(out, d.plan, info) << ')';
 }
 
 // The id of x[0] of the family called `name`, or -1.
@@ -376,11 +378,12 @@ inline std::size_t extent_of(const plan_view& plan, const resolved_bindings& r, 
   for (std::size_t i = 0; i < v.accesses.size(); ++i) {
     const auto& a = v.accesses[i];
     if (ir::is_whole(a)) continue;
-    bool seen = false;  // reported once per buffer and number of parts
+    const auto n = extent_of(plan, r, a.buffer);
+    if (n % static_cast<std::size_t>(a.parts) == 0) continue;  // the common case: no scan
+    bool seen = false;                                         // reported once per buffer and number of parts
     for (std::size_t j = 0; j < i && !seen; ++j)
       seen = v.accesses[j].buffer == a.buffer && v.accesses[j].parts == a.parts;
-    const auto n = extent_of(plan, r, a.buffer);
-    if (seen || n % static_cast<std::size_t>(a.parts) == 0) continue;
+    if (seen) continue;
     const auto name = v.buffer_name(a.buffer);
     problems.add() << buffer_description{plan, a.buffer} << " is split into " << a.parts << " chunks ("
                    << name << ".chunk(i, " << a.parts << ")), but its domain is bound to " << n

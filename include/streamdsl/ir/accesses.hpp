@@ -23,17 +23,16 @@ constexpr void collect_reads(const program_view& p, std::int32_t root, detail::d
   }
 }
 
-// The regions statement `s` reads, each once (none for a sync statement).
-// The builder stored them with the statement, so this is a lookup.
+// The regions statement `s` reads, each once (none for a sync statement,
+// whose counts are 0). The builder stored them with the statement, so this
+// is a lookup.
 constexpr detail::array_view<region> reads_of(const program_view& p, const statement& s) {
-  if (s.kind > stmt_kind::step) return {};
   return p.accesses.subspan(static_cast<std::size_t>(s.accesses_first),
                             static_cast<std::size_t>(s.reads_count));
 }
 
 // The regions statement `s` writes (an assignment: its target's).
 constexpr detail::array_view<region> writes_of(const program_view& p, const statement& s) {
-  if (s.kind > stmt_kind::step) return {};
   return p.accesses.subspan(static_cast<std::size_t>(s.accesses_first + s.reads_count),
                             static_cast<std::size_t>(s.writes_count));
 }

@@ -27,13 +27,6 @@ constexpr bool overlaps(const region& a, const region& b) {
   return ap * bq < (bp + 1) * aq && bp * aq < (ap + 1) * bq;
 }
 
-// Whether `outer` holds all of `inner` (one buffer).
-constexpr bool contains(const region& outer, const region& inner) {
-  if (outer.buffer != inner.buffer) return false;
-  const std::int64_t op = outer.part, oq = outer.parts, ip = inner.part, iq = inner.parts;
-  return op * iq <= ip * oq && (ip + 1) * oq <= (op + 1) * iq;
-}
-
 // The elements of a buffer of `extent` elements that region r covers:
 // [first, first + count). Both backends call this.
 struct element_range {

@@ -26,6 +26,9 @@ constexpr detail::string_view name_of(stmt_kind k) {
 // enumerators are ordered so that this is `k <= stmt_kind::step`, which the
 // passes' hottest loops write in place (a call costs constant evaluation).
 constexpr bool accesses_buffers(stmt_kind k) { return k <= stmt_kind::step; }
+static_assert(stmt_kind::assign < stmt_kind::step && stmt_kind::step < stmt_kind::record &&
+                  stmt_kind::record < stmt_kind::wait && stmt_kind::wait < stmt_kind::wait_stream,
+              "accesses_buffers and the passes' `kind <= stmt_kind::step` rely on this order");
 
 struct statement {
   stmt_kind kind = stmt_kind::assign;

@@ -10,6 +10,7 @@
 // another element of the other). A kernel
 // is issued where its run ends, so everything it depends on is issued first.
 #include "../detail/dyn_array.hpp"
+#include "../ir/accesses.hpp"
 #include "../ir/program_view.hpp"
 #include "../plan/plan_arrays.hpp"
 #include "../plan/plan_types.hpp"
@@ -53,7 +54,7 @@ constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true
       continue;
     }
     const auto domain = p.buffers[s.target].domain;
-    const auto parts = p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)].parts;
+    const auto parts = ir::target_of(p, s).parts;
     const auto at = static_cast<std::size_t>(s.stream);
     auto& run = open[at];
     if (!run.empty() && (!fuse || open_domain[at] != domain || open_parts[at] != parts)) close(s.stream, i);

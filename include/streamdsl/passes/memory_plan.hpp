@@ -106,7 +106,8 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
   // theirs in registers, and it costs statements x streams).
   bool any_slot = false;
   for (std::size_t b = 0; b < p.buffers.size(); ++b)
-    any_slot = any_slot || (p.buffers[b].kind == ir::access::temp && uses.kernel[b] < -1);
+    any_slot =
+        any_slot || (p.buffers[b].kind == ir::access::temp && uses.kernel[b] < -1 && !uses.chunk_local[b]);
   const happens_before hb(any_slot ? p.stmts : detail::array_view<ir::statement>{}, streams);
   m.storage.assign(p.buffers.size(), storage_bound);
   // Per slot and stream, the latest access of any temp placed in it: accesses
