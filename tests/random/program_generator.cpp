@@ -62,6 +62,9 @@ class dynamic_generator : public generator_base {
     // chosen so that several chunk counts divide them.
     chunks_ = r_.chance(0.5);
     copies_ = r_.chance(0.5);
+    // Some programs with copies keep buffers in host memory (pinned or
+    // pageable), which only copies may touch.
+    spaces_ = copies_ && r_.chance(0.6);
     auto extent = [&] { return chunks_ ? chunk_friendly_extent(r_) : random_extent(r_); };
     g.inputs.extents.push_back(extent());
     const auto domains = 1 + r_.below(3);
@@ -80,7 +83,12 @@ class dynamic_generator : public generator_base {
         // Copies need two buffers of one element type: programs with copies
         // draw from fewer types.
         const auto type = copies_ && r_.chance(0.5) ? dtype::float32 : random_dtype(r_);
-        access::add_buffer(b_, prefix + std::to_string(i), kind, type, domain);
+        // The first buffer of each kind stays on the device, so that every
+        // program has somewhere to assign to.
+        auto space = ir::memory_space::device;
+        if (spaces_ && i > 0 && kind != ir::access::temp && r_.chance(0.4))
+          space = r_.chance(0.5) ? ir::memory_space::pinned : ir::memory_space::pageable;
+        access::add_buffer(b_, prefix + std::to_string(i), kind, type, domain, space);
       }
     };
     declare_buffers(ir::access::input, "in", 1, 4);
@@ -125,8 +133,8 @@ class dynamic_generator : public generator_base {
       } else if (x < 42 && chunks_) {
         chunk_loop(current);
       } else if (x < 54 && copies_) {
-        const auto dst = random_target(chunks_ && r_.chance(0.4));
-        if (!copy(current, dst)) assign(current, dst);
+        const auto dst = random_target(chunks_ && r_.chance(0.4), spaces_ && r_.chance(0.5));
+        if (!copy(current, dst) && !on_host(dst.buffer)) assign(current, dst);
       } else {
         assign(current, random_target(chunks_ && r_.chance(0.4)));
       }
@@ -161,11 +169,16 @@ class dynamic_generator : public generator_base {
       if (k == favourite_count_ && r_.chance(0.6)) return k;
     return r_.pick(counts);
   }
-  // A random region to write: a whole buffer, or (chunked) a chunk of one.
-  ir::region random_target(bool chunked) {
+  // Host memory (sd::pinned, sd::pageable): only copies may read or write it.
+  bool on_host(std::int32_t buffer) const { return ir::is_host(info_of(buffer).space); }
+
+  // A random region to write: a whole buffer, or (chunked) a chunk of one;
+  // in host memory only when `host` (the target of a copy).
+  ir::region random_target(bool chunked, bool host = false) {
     std::vector<std::int32_t> targets;
     for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i)
-      if (info_of(i).kind != ir::access::input && (!chunked || !counts_of(i).empty())) targets.push_back(i);
+      if (info_of(i).kind != ir::access::input && (!chunked || !counts_of(i).empty()) && on_host(i) == host)
+        targets.push_back(i);
     if (targets.empty()) return random_target(false);
     const auto target = r_.pick(targets);
     if (!chunked) return ir::whole(target);
@@ -281,7 +294,8 @@ class dynamic_generator : public generator_base {
     const auto n = 1 + r_.below(3);
     for (std::size_t j = 0; j < n; ++j) {
       const auto buffer = !temps.empty() && r_.chance(0.6) ? r_.pick(temps) : r_.pick(candidates);
-      stages.push_back({buffer, r_.chance(0.3) ? current : random_stream(), copies_ && r_.chance(0.5)});
+      stages.push_back({buffer, r_.chance(0.3) ? current : random_stream(),
+                        on_host(buffer) || (copies_ && r_.chance(0.5))});
     }
     const bool reverse = r_.chance(0.2);
     for (std::int32_t step = 0; step < k; ++step) {
@@ -290,8 +304,13 @@ class dynamic_generator : public generator_base {
       for (const auto& st : stages) {
         const auto stream = r_.chance(0.2) ? random_stream() : st.stream;
         const auto dst = chunk(st.buffer, i, k);
-        if (!(st.by_copy && copy(stream, dst, previous))) assign(stream, dst, previous);
-        previous = dst;
+        // A stage in host memory is a copy or nothing.
+        if (st.by_copy && copy(stream, dst, previous)) {
+          previous = dst;
+        } else if (!on_host(st.buffer)) {
+          assign(stream, dst, previous);
+          previous = dst;
+        }
       }
     }
     // Often, a statement that reads a stage's buffer whole (a temp filled
@@ -304,7 +323,9 @@ class dynamic_generator : public generator_base {
       if (targets.empty()) return;
       const auto dst = ir::whole(r_.pick(targets));
       const auto stream = r_.chance(0.5) ? current : random_stream();
-      if (!(copies_ && r_.chance(0.3) && copy(stream, dst, read))) assign(stream, dst, read);
+      const bool copied =
+          (copies_ && r_.chance(0.3)) || on_host(dst.buffer) ? copy(stream, dst, read) : false;
+      if (!copied && !on_host(dst.buffer)) assign(stream, dst, read);
     }
   }
 
@@ -323,7 +344,8 @@ class dynamic_generator : public generator_base {
     const auto parts = sh.target.parts;
     for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i) {
       const auto& info = info_of(i);
-      if ((info.type == dtype::boolean) != boolean || !(info.domain == sh.domain || info.domain < 0))
+      if ((info.type == dtype::boolean) != boolean || !(info.domain == sh.domain || info.domain < 0) ||
+          on_host(i))
         continue;
       if (info.domain < 0 || parts == 1) {
         if (readable(ir::whole(i))) out.push_back(ir::whole(i));
@@ -380,7 +402,7 @@ class dynamic_generator : public generator_base {
     const auto params = leaf_params(boolean);
     const auto x = r_.below(100);
     if (x < 40 && sh.prefer.buffer >= 0 && (info_of(sh.prefer.buffer).type == dtype::boolean) == boolean &&
-        readable(sh.prefer))
+        readable(sh.prefer) && !on_host(sh.prefer.buffer))
       return access::load(b_, sh.prefer);
     if (x < 65 && !regions.empty()) {
       const auto r = r_.pick(regions);
@@ -465,7 +487,7 @@ class dynamic_generator : public generator_base {
   }
 
   detail::builder_state b_;
-  bool chunks_ = false, copies_ = false;
+  bool chunks_ = false, copies_ = false, spaces_ = false;
   std::vector<std::size_t> extents_;  // per domain
   std::vector<std::vector<std::int32_t>>
       counts_;  // per domain: the chunk counts it allows (chunked programs)
@@ -519,7 +541,12 @@ std::string generated_program::describe() const {
   for (std::size_t b = 0; b < v.buffers.size(); ++b) {
     const auto& info = v.buffers[b];
     out << ir::name_of(info.kind) << ' ' << name_of(info.type) << ' '
-        << v.buffer_name(static_cast<std::int32_t>(b)) << '[' << v.domain_name(info.domain) << "]\n";
+        << v.buffer_name(static_cast<std::int32_t>(b)) << '[' << v.domain_name(info.domain) << ']';
+    if (ir::is_host(info.space)) {
+      const auto space = ir::memory_name(info.space);
+      out << " in " << std::string_view(space.data(), space.size());
+    }
+    out << '\n';
   }
   for (std::size_t p = 0; p < v.params.size(); ++p)
     out << "param " << name_of(v.params[p].type) << ' ' << v.name(v.params[p].name) << " = "

@@ -57,6 +57,13 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
       const auto& from = p.buffers[static_cast<std::size_t>(regions.reads.at(0).buffer)];
       if (from.domain != target.domain) seen.insert("copy across domains");
       if (regions.reads[0].parts > 1 || written.parts > 1) seen.insert("copy of a chunk");
+      if (sd::ir::is_host(from.space))
+        seen.insert(sd::ir::is_host(target.space) ? "copy host to host" : "copy from host memory");
+      if (sd::ir::is_host(target.space) && !sd::ir::is_host(from.space)) seen.insert("copy to host memory");
+      if (sd::ir::is_host(from.space) && regions.reads[0].parts > 1)
+        seen.insert("copy from a chunk of host memory");
+      if (from.space == sd::ir::memory_space::pageable || target.space == sd::ir::memory_space::pageable)
+        seen.insert("copy of pageable memory");
     } else {
       domains.insert(target.domain);
       if (target.domain < 0) seen.insert("0-d target");
@@ -230,6 +237,16 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
   for (const auto& [feature, n] : t.features) std::cout << ' ' << feature << ' ' << n << ',';
   std::cout << '\n' << t.report.str();
   CHECK(t.failures == 0);
+  // Every shape of copy the generators mean to make is made (a generator
+  // change that stops making one would otherwise pass unnoticed).
+  if (settings.programs >= 1000)
+    for (const char* f :
+         {"copy", "copy of a chunk", "copy across domains", "copy from host memory", "copy to host memory",
+          "copy host to host", "copy from a chunk of host memory", "copy of pageable memory", "chunk written",
+          "typed: copy", "typed: chunk written"}) {
+      INFO("feature: " << f);
+      CHECK(t.features[f] > 0);
+    }
 }
 
 TEST_CASE("random programs: the plan check catches the races sd::unchecked leaves in", "[random]") {
