@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
-usage: report.py bench.json [bench_copy_compute.json ...]
+usage: report.py bench.json [bench_copy_compute.json bench_adam.json torch_adam.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
 device-to-device bandwidth, and the raw CUDA version of each workload. Each
 file gives the tables whose rows it holds (bench_workloads: the elementwise
@@ -24,7 +24,7 @@ def load(path):
         t = (b["real_time"] if "manual_time" in b["name"] else b.get("cpu_time", b["real_time"])) * unit
         out[name] = {"seconds": t, "bytes": b.get("bytes_per_iter", 0.0),
                      "error": b.get("error_occurred", False) and b.get("error_message", "failed"),
-                     "counters": {k: v for k, v in b.items() if k in ("ours_us", "raw_us", "ratio")}}
+                     "counters": {k: v for k, v in b.items() if k in ("ours_us", "raw_us", "ratio", "kernels")}}
     return out, data.get("context", {})
 
 
@@ -125,9 +125,49 @@ def copy_compute_table(rows):
                   f"{c['raw_us']:.1f} us | | | {c['ratio']:.3f}x | {'ok' if c['ratio'] <= 1.1 else 'MISSED (goal <= 1.1x)'} |")
 
 
+def adam_table(rows, torch_path=None):
+    """Issue 17's workload: an Adam step over 64 tensors, each variant's share
+    of the 28-bytes-per-element limit (bytes over the memcpy bandwidth measured
+    in the same binary) and its speed against the raw multi-tensor launch;
+    PyTorch's variants from bench/torch_adam.py's JSON, against its own copy
+    bandwidth."""
+    memcpy = rows["bm_adam_memcpy"]
+    memcpy_bw = memcpy["bytes"] / memcpy["seconds"]
+    raw = rows.get("bm_adam_raw_multi_tensor")
+    print("| Adam step, 64 tensors (32 x 2^22, 32 x 2^12) | time | of the 28-byte limit | vs raw multi-tensor | kernels |")
+    print("|---|---|---|---|---|")
+    for label, name in (("raw CUDA, one multi-tensor launch", "bm_adam_raw_multi_tensor"),
+                        ("raw CUDA, a launch per tensor", "bm_adam_raw_per_tensor"),
+                        ("streamdsl, 1 stream, run()", "bm_adam_streamdsl_1_stream"),
+                        ("streamdsl, 1 stream, graph", "bm_adam_streamdsl_graph_1_stream"),
+                        ("streamdsl, 4 streams, run()", "bm_adam_streamdsl_4_streams"),
+                        ("streamdsl, 4 streams, graph", "bm_adam_streamdsl_graph_4_streams")):
+        if name not in rows:
+            print(f"| {label} | missing | | | |")
+            continue
+        r = rows[name]
+        frac = r["bytes"] / r["seconds"] / memcpy_bw
+        versus = f"{raw['seconds'] / r['seconds']:.2f}x" if raw else ""
+        kernels = f"{r['counters'].get('kernels', '')}" if r["counters"] else ""
+        flag = " (RESULTS WRONG)" if r["error"] else ""
+        print(f"| {label}{flag} | {r['seconds']*1e3:.3f} ms | {frac*100:.1f}% | {versus} | {kernels} |")
+    if torch_path and os.path.exists(torch_path):
+        with open(torch_path) as f:
+            lines = [l for l in f if l.startswith("{")]
+        data = json.loads(lines[-1]) if lines else {}
+        for label, r in data.get("variants", {}).items():
+            versus = f"{raw['seconds'] / (r['ms'] / 1e3):.2f}x" if raw else ""
+            print(f"| PyTorch: {label} | {r['ms']:.3f} ms | {r['fraction_of_limit']*100:.1f}% (its copy BW) | {versus} | |")
+    print(f"(memcpy D2D bandwidth here: {memcpy_bw/1e12:.3f} TB/s)")
+
+
 def main():
     rows, ctx = {}, {}
+    torch_path = None
     for path in sys.argv[1:]:
+        if path.endswith("torch_adam.json"):
+            torch_path = path
+            continue
         if not os.path.exists(path):
             print(f"missing: {path}")
             continue
@@ -140,6 +180,9 @@ def main():
         if "bm_memcpy" in rows:
             print()
         copy_compute_table(rows)
+    if "bm_adam_memcpy" in rows:
+        print()
+        adam_table(rows, torch_path)
 
 
 if __name__ == "__main__":

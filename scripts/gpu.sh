@@ -78,7 +78,18 @@ if [ "${1:-}" != "--no-bench" ]; then
   "$build/bench/bench_copy_compute" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/bench_copy_compute.json" --benchmark_out_format=json >"$out/bench_copy_compute.log" 2>&1 \
     && status+=("copy/compute benchmark: ran") || status+=("copy/compute benchmark: FAILED")
-  python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" | tee "$out/table.md"
+  # Issue 17's workload: an Adam step over 64 tensors; PyTorch's fused Adam beside it.
+  "$build/bench/bench_multi_tensor_adam" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench_adam.json" --benchmark_out_format=json >"$out/bench_adam.log" 2>&1 \
+    && status+=("multi-tensor Adam benchmark: ran") || status+=("multi-tensor Adam benchmark: FAILED")
+  if python3 -c 'import torch' 2>/dev/null; then
+    python3 bench/torch_adam.py >"$out/torch_adam.json" 2>"$out/torch_adam.log" \
+      && status+=("PyTorch Adam: ran") || status+=("PyTorch Adam: FAILED (see torch_adam.log)")
+  else
+    status+=("PyTorch Adam: skipped (no torch)")
+  fi
+  python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" "$out/bench_adam.json" \
+    "$out/torch_adam.json" | tee "$out/table.md"
 fi
 
 echo
