@@ -2,8 +2,10 @@
 // The executor a semantic test runs on: one test source, two backends. A g++
 // build runs sd::host_executor; an nvcc build (__CUDACC__) runs
 // sd::cuda_executor, copying each bound host buffer to device memory first
-// and the writable ones back after the run. Tests bind host memory exactly as
-// they would for the host executor:
+// and the writable ones back after the run; buffers the program declares in
+// host memory stay where they are (page-locked with cudaHostRegister for the
+// run when declared sd::pinned). Tests bind host memory exactly as they would
+// for the host executor:
 //   backend_test::executor ex;
 //   ex.run(program, sd::bind("x", x), sd::bind("y", y));
 #include <cstddef>
@@ -42,9 +44,19 @@ constexpr double transcendental_tolerance() {
 // Device copies of host buffers for one run; freed when it ends.
 class device_copies {
  public:
-  explicit device_copies(std::span<const sd::binding> host) : host_(host) {
+  device_copies(std::span<const sd::binding> host, const sd::plan_view& plan) : host_(host) {
     for (const auto& b : host) {
-      if (b.is_param()) {
+      const auto id = b.is_param() ? -1 : plan.buffer_id(b.name());
+      const auto space =
+          id < 0 ? sd::ir::memory_space::device : plan.ir.buffers[static_cast<std::size_t>(id)].space;
+      if (b.is_param() || sd::ir::is_host(space)) {
+        if (space == sd::ir::memory_space::pinned && b.size() > 0) {
+          void* p = const_cast<void*>(b.data());
+          sd::cuda_detail::check(
+              cudaHostRegister(p, b.size() * sd::size_of(b.type()), cudaHostRegisterDefault),
+              "cudaHostRegister");
+          registered_.push_back(p);
+        }
         device_.push_back(b);
         memory_.push_back(nullptr);
         continue;
@@ -62,6 +74,7 @@ class device_copies {
   }
   ~device_copies() {
     for (void* d : memory_) cudaFree(d);
+    for (void* p : registered_) cudaHostUnregister(p);
   }
   device_copies(const device_copies&) = delete;
   device_copies& operator=(const device_copies&) = delete;
@@ -73,7 +86,7 @@ class device_copies {
     sd::cuda_detail::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     for (std::size_t k = 0; k < host_.size(); ++k) {
       const auto& b = host_[k];
-      if (b.is_param() || b.read_only() || b.size() == 0) continue;
+      if (memory_[k] == nullptr || b.read_only() || b.size() == 0) continue;  // params, host memory
       sd::cuda_detail::check(
           cudaMemcpy(b.mutable_data(), memory_[k], b.size() * sd::size_of(b.type()), cudaMemcpyDeviceToHost),
           "cudaMemcpy");
@@ -83,7 +96,8 @@ class device_copies {
  private:
   std::span<const sd::binding> host_;
   std::vector<sd::binding> device_;
-  std::vector<void*> memory_;
+  std::vector<void*> memory_;      // null: a param, or host memory bound as it is
+  std::vector<void*> registered_;  // host memory page-locked for the run
 };
 
 #endif
@@ -103,7 +117,7 @@ class executor {
   template <class Program>
   void run(const Program& program, std::span<const sd::binding> bindings) {
 #if defined(__CUDACC__)
-    const device_copies device(bindings);
+    const device_copies device(bindings, program.plan());
     executor_.run_bound(program, device.bindings());
     device.copy_back();
 #else

@@ -22,11 +22,14 @@ inline generated_program runtime_program(std::uint64_t seed) {
   builder b;
   write_random_program(b, seed);
   g.user = static_cast<builder&&>(b).ir();
-  // Small and edge-heavy extents, some crossing vector widths and blocks.
+  // Small and edge-heavy extents, some crossing vector widths and blocks;
+  // multiples of 4 in programs with chunks (halves and quarters).
   constexpr std::size_t extents[] = {1, 2, 3, 5, 8, 16, 17, 31, 33, 64, 511, 512, 1000, 1537, 4099, 70001};
+  constexpr std::size_t chunked[] = {4, 8, 12, 16, 32, 36, 64, 100, 512, 1000, 1540, 4100, 70004, 20, 44, 96};
+  const auto& list = features_for(seed).chunks ? chunked : extents;
   crng r{seed ^ 0x5eed5eed5eed5eedull};
-  g.inputs.extents.push_back(extents[r.below(16)]);
-  g.inputs.extents.push_back(extents[r.below(16)]);
+  g.inputs.extents.push_back(list[r.below(16)]);
+  g.inputs.extents.push_back(list[r.below(16)]);
   g.inputs.params.push_back(scalar::of(static_cast<float>(r.below(33) - 16) / 8));
   return g;
 }

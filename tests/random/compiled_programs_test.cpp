@@ -10,6 +10,8 @@
 #include <iostream>
 #include <utility>
 
+#include "order_model.hpp"
+
 #ifndef STREAMDSL_COMPILED_FIRST_SEED
 #define STREAMDSL_COMPILED_FIRST_SEED 0
 #define STREAMDSL_COMPILED_SEEDS 32
@@ -46,12 +48,39 @@ TEST_CASE("the constexpr generator at run time: programs schedule and match the 
           "[random][compiled]") {
   sd::host_executor host;
   int mismatches = 0;
+  // Programs with each of issue 12's statements (a generator change that
+  // stopped making one would otherwise pass unnoticed).
+  int chunked = 0, copies = 0, host_copies = 0, chunk_copies = 0;
   for (std::uint64_t seed = 0; seed < 400; ++seed) {
     const auto g = rt::compiled::runtime_program(seed);
     const auto result = rt::run_and_compare(g, host, seed);
     if (!result.matches && ++mismatches <= 3)
       std::cout << "seed " << seed << ": " << result.why << '\n' << g.describe();
+    bool chunk = false, copy = false, host_copy = false, chunk_copy = false;
+    for (const auto& s : g.user.stmts) {
+      if (s.kind != sd::ir::stmt_kind::assign && s.kind != sd::ir::stmt_kind::step) continue;
+      const auto regions = rt::regions_of(g.user, s);
+      for (const auto& r : regions.writes) chunk = chunk || r.parts > 1;
+      if (s.kind != sd::ir::stmt_kind::step) continue;
+      copy = true;
+      for (const auto& r : regions.reads) {
+        host_copy = host_copy || sd::ir::is_host(g.user.buffers[static_cast<std::size_t>(r.buffer)].space);
+        chunk_copy = chunk_copy || r.parts > 1;
+      }
+      for (const auto& r : regions.writes)
+        host_copy = host_copy || sd::ir::is_host(g.user.buffers[static_cast<std::size_t>(r.buffer)].space);
+    }
+    chunked += chunk;
+    copies += copy;
+    host_copies += host_copy;
+    chunk_copies += chunk_copy;
   }
+  std::cout << "constexpr generator, 400 seeds: " << chunked << " write chunks, " << copies << " copy, "
+            << host_copies << " copy host memory, " << chunk_copies << " copy chunks\n";
   CHECK(mismatches == 0);
+  CHECK(chunked > 40);
+  CHECK(copies > 40);
+  CHECK(host_copies > 20);
+  CHECK(chunk_copies > 20);
 }
 #endif

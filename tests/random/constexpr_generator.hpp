@@ -9,7 +9,11 @@
 // Programs use the public API: float buffers in two domains and a 0-d one,
 // an int32 input cast to float, a float param, 1 to 4 streams, 1 to 3 events
 // (re-recorded), event waits and wait_stream, nested stream scopes, compound
-// assignment and temps. No transcendental functions: results must match the
+// assignment and temps. Half the programs cut buffers into chunks
+// (x.chunk(i, k), k = 2 or 4: their extents are multiples of 4), half copy
+// buffers and chunks (sd::copy), and half of those copy to, from and between
+// host memory (a pageable input and output, a pinned inout, which only copies
+// touch). No transcendental functions: results must match the
 // reference bit for bit on every backend. sd::checked programs get every sync
 // they need (tracked with vector clocks); sd::automatic programs leave some
 // out for the scheduler.
@@ -48,6 +52,20 @@ constexpr options options_for(std::uint64_t seed) {
 inline constexpr int max_streams = 4;
 inline constexpr int max_events = 3;
 inline constexpr int max_buffers = 16;
+
+// Which of issue 12's statements a seed's program uses: drawn from their
+// own stream of numbers, so runtime_program can pick extents to match.
+struct features {
+  bool chunks = false, copies = false, host = false;
+};
+constexpr features features_for(std::uint64_t seed) {
+  crng r{seed * 104729 + 3};
+  features f;
+  f.chunks = r.percent(50);
+  f.copies = r.percent(50);
+  f.host = f.copies && r.percent(50);
+  return f;
+}
 
 // Vector clocks of the program as written: clock[s][t] is how many statements
 // of stream t happen before the current point of stream s (clock[s][s] is s's
@@ -105,6 +123,7 @@ class program_writer {
       : p_(p),
         r_{seed},
         automatic_(options_for(seed).sync == sync_policy::automatic),
+        features_(features_for(seed)),
         m_(p.domain("m")),
         x_(p.input<float>("x")),
         w_(p.input<float>("w")),
@@ -119,6 +138,9 @@ class program_writer {
         v_(p.output<float>("v", m_)),
         t_(p.temp<float>("t")),
         k_(p.temp<float>("k", m_)),
+        h_in_(p.input<float, pageable>("h_in")),
+        h_io_(p.inout<float, pinned>("h_io", m_)),
+        h_out_(p.output<float, pageable>("h_out")),
         alpha_(p.param<float>("alpha")),
         streams_{p.main_stream(), p.stream("copy"), p.stream("compute"), p.stream("side")},
         events_{p.event("ready"), p.event("done"), p.event("again")} {
@@ -134,7 +156,21 @@ class program_writer {
   }
 
  private:
-  enum target_kind { to_acc, to_mv, to_y, to_z, to_total, to_v, to_t, to_k, target_count };
+  // Targets of assignments; copies may also write the host buffers.
+  enum target_kind {
+    to_acc,
+    to_mv,
+    to_y,
+    to_z,
+    to_total,
+    to_v,
+    to_t,
+    to_k,
+    target_count,
+    to_h_io = target_count,
+    to_h_out,
+    copy_target_count
+  };
 
   constexpr int id_of_target(int target) const {
     switch (target) {
@@ -145,16 +181,36 @@ class program_writer {
       case to_total: return total_.id();
       case to_v: return v_.id();
       case to_t: return t_.id();
-      default: return k_.id();
+      case to_k: return k_.id();
+      case to_h_io: return h_io_.id();
+      default: return h_out_.id();
     }
   }
   constexpr int domain_of(int id) const {
     return detail::builder_access::ir(state()).buffers[static_cast<std::size_t>(id)].domain;
   }
-  // Inputs and inouts hold the caller's data; outputs and temps once written.
-  constexpr bool readable(int id) const {
+  // Inputs and inouts hold the caller's data; outputs and temps the parts
+  // written so far (a bit per quarter: chunks are halves or quarters).
+  static constexpr unsigned quarters(int part, int parts) {
+    return parts == 1 ? 0xFu : parts == 2 ? 0x3u << (2 * part) : 0x1u << part;
+  }
+  constexpr bool readable(int id, int part = 0, int parts = 1) const {
     const auto kind = detail::builder_access::ir(state()).buffers[static_cast<std::size_t>(id)].kind;
-    return kind == ir::access::input || kind == ir::access::inout || clocks_.write_index[id] > 0;
+    const auto q = quarters(part, parts);
+    return kind == ir::access::input || kind == ir::access::inout || (filled_[id] & q) == q;
+  }
+  constexpr bool on_host(int id) const {
+    return ir::is_host(detail::builder_access::ir(state()).buffers[static_cast<std::size_t>(id)].space);
+  }
+  constexpr bool is_float(int id) const {
+    return detail::builder_access::ir(state()).buffers[static_cast<std::size_t>(id)].type == dtype::float32;
+  }
+  constexpr int buffer_count() const {
+    return static_cast<int>(detail::builder_access::ir(state()).buffers.size());
+  }
+  // The region of part `part` of `parts` of a buffer (checked by the builder).
+  constexpr ir::region region_of(int id, int part, int parts) {
+    return parts == 1 ? ir::whole(id) : detail::builder_access::chunk(state(), id, part, parts);
   }
 
   // Runs f with stream s current: in a (possibly nested) scope unless it is.
@@ -167,24 +223,29 @@ class program_writer {
   }
 
   // A random float leaf of `domain` or 0-d; its loads are added to `reads`.
+  // In a chunked statement (parts_ > 1) a leaf of the domain is a chunk with
+  // as many parts: mostly the statement's own part, sometimes another.
   constexpr fexpr leaf(int domain, std::uint32_t& reads) {
+    const int part = parts_ > 1 && r_.percent(30) ? r_.below(parts_) : part_;
     int options[max_buffers]{};
     int n = 0;
-    for (int id = 0; id < static_cast<int>(detail::builder_access::ir(state()).buffers.size()); ++id) {
+    for (int id = 0; id < buffer_count(); ++id) {
       const int d = domain_of(id);
-      if (detail::builder_access::ir(state()).buffers[static_cast<std::size_t>(id)].type == dtype::float32 &&
-          (d == domain || d < 0) && readable(id))
+      if (is_float(id) && !on_host(id) && (d == domain || d < 0) &&
+          (d < 0 ? readable(id) : readable(id, part, parts_)))
         options[n++] = id;
     }
     const int x = r_.below(100);
     if (x < 8) return fexpr{&state(), (alpha_ * 1.0f).node};  // the param, broadcast
     if (x < 16 && domain == count_domain()) {
       reads |= 1u << count_.id();
+      if (parts_ > 1) return sd::cast<float>(count_.chunk(part, parts_));
       return sd::cast<float>(count_);
     }
     const int id = options[r_.below(n)];  // never empty: "s" is a 0-d input
     reads |= 1u << id;
-    return fexpr{&state(), detail::builder_access::load(state(), ir::whole(id)).node};
+    const auto r = domain_of(id) < 0 ? ir::whole(id) : region_of(id, part, parts_);
+    return fexpr{&state(), detail::builder_access::load(state(), r).node};
   }
   constexpr int count_domain() const { return domain_of(count_.id()); }
 
@@ -243,6 +304,8 @@ class program_writer {
         with_stream(streams_[s], [&] { block(depth + 1, s); });
       } else if (x < 30) {
         random_sync(current);
+      } else if (x < 42 && features_.copies) {
+        copy_statement(current);
       } else {
         statement(current);
       }
@@ -296,41 +359,99 @@ class program_writer {
     }
   }
 
-  constexpr void statement(int current) {
-    const int target = r_.below(target_count);
-    const int id = id_of_target(target);
-    std::uint32_t reads = 0;
-    const fexpr value = expression(r_.below(3), domain_of(id), reads);
-    const bool compound = readable(id) && r_.percent(30);
-    if (compound) reads |= 1u << id;
-    // Every sync an sd::checked program needs; some for sd::automatic.
+  // Every sync an sd::checked program needs before `current` reads `reads`
+  // and writes `target` (whole buffers: chunks are ordered as if they were
+  // their buffers, which only adds syncs); some for sd::automatic.
+  constexpr void order_before(int current, std::uint32_t reads, int target) {
     bool skipped[max_streams]{};
-    for (int t = clocks_.unordered_stream(current, reads, id); t >= 0 && !skipped[t];
-         t = clocks_.unordered_stream(current, reads, id)) {
+    for (int t = clocks_.unordered_stream(current, reads, target); t >= 0 && !skipped[t];
+         t = clocks_.unordered_stream(current, reads, target)) {
       if (r_.percent(keep_percent_))
-        sync_with(current, t, reads, id);
+        sync_with(current, t, reads, target);
       else
         skipped[t] = true;  // left to the scheduler; later accesses may still race with t
     }
+  }
+
+  constexpr void statement(int current) {
+    const int target = r_.below(target_count);
+    const int id = id_of_target(target);
+    // In chunked programs, some statements write a chunk of their target.
+    if (features_.chunks && domain_of(id) >= 0 && r_.percent(40)) {
+      parts_ = r_.percent(50) ? 2 : 4;
+      part_ = r_.below(parts_);
+    }
+    const int part = part_, parts = parts_;
+    std::uint32_t reads = 0;
+    const fexpr value = expression(r_.below(3), domain_of(id), reads);
+    parts_ = 1;
+    part_ = 0;
+    const bool compound = readable(id, part, parts) && r_.percent(30);
+    if (compound) reads |= 1u << id;
+    order_before(current, reads, id);
     const int op = compound ? r_.below(4) : -1;
     in_stream(current, [&] {
       switch (target) {
-        case to_acc: assign(acc_, value, op); break;
-        case to_mv: assign(mv_, value, op); break;
-        case to_y: assign(y_, value, op); break;
-        case to_z: assign(z_, value, op); break;
-        case to_total: assign(total_, value, op); break;
-        case to_v: assign(v_, value, op); break;
-        case to_t: assign(t_, value, op); break;
-        default: assign(k_, value, op); break;
+        case to_acc: assign(acc_, value, op, part, parts); break;
+        case to_mv: assign(mv_, value, op, part, parts); break;
+        case to_y: assign(y_, value, op, part, parts); break;
+        case to_z: assign(z_, value, op, part, parts); break;
+        case to_total: assign(total_, value, op, part, parts); break;
+        case to_v: assign(v_, value, op, part, parts); break;
+        case to_t: assign(t_, value, op, part, parts); break;
+        default: assign(k_, value, op, part, parts); break;
       }
     });
     clocks_.statement(current, reads, id);
+    filled_[id] |= quarters(part, parts);
+    ++statements_;
+  }
+
+  // sd::copy(dst, src): dst a whole buffer or chunk of a target (the host
+  // buffers too), src a float region of the same size that holds values and
+  // does not overlap it (same domain, same chunk count). Nothing when no
+  // source fits.
+  constexpr void copy_statement(int current) {
+    const int target = r_.below(features_.host ? copy_target_count : target_count);
+    const int dst = id_of_target(target);
+    const int domain = domain_of(dst);
+    const int parts = features_.chunks && domain >= 0 && r_.percent(50) ? (r_.percent(50) ? 2 : 4) : 1;
+    const int part = r_.below(parts);
+    int sources[max_buffers * 4][2]{};  // (buffer, part)
+    int n = 0;
+    for (int id = 0; id < buffer_count(); ++id) {
+      if (!is_float(id) || domain_of(id) != domain || (on_host(id) && !features_.host)) continue;
+      for (int j = 0; j < parts; ++j)
+        if (readable(id, j, parts) && !(id == dst && j == part)) {
+          sources[n][0] = id;
+          sources[n++][1] = j;
+        }
+    }
+    if (n == 0) return;
+    const auto [src, src_part] = sources[r_.below(n)];
+    const std::uint32_t reads = 1u << src;
+    order_before(current, reads, dst);
+    in_stream(current, [&] {
+      detail::builder_access::copy(state(), region_of(dst, part, parts), region_of(src, src_part, parts));
+    });
+    clocks_.statement(current, reads, dst);
+    filled_[dst] |= quarters(part, parts);
     ++statements_;
   }
 
   template <class Handle>
-  static constexpr void assign(Handle& h, const fexpr& value, int op) {
+  static constexpr void assign(Handle& h, const fexpr& value, int op, int part, int parts) {
+    if (parts > 1) {
+      auto c = h.chunk(part, parts);
+      switch (op) {
+        case 0: c += value; break;
+        case 1: c -= value; break;
+        case 2: c *= value; break;
+        case 3: c /= value; break;
+        default: c = value; break;
+      }
+      return;
+    }
     switch (op) {
       case 0: h += value; break;
       case 1: h -= value; break;
@@ -346,6 +467,9 @@ class program_writer {
   builder& p_;
   crng r_;
   bool automatic_;
+  features features_;
+  int part_ = 0, parts_ = 1;        // the chunk the statement being written writes
+  unsigned filled_[max_buffers]{};  // quarters written, per buffer
   int keep_percent_ = 100;
   int events_used_ = 1;
   int statements_ = 0;
@@ -356,6 +480,9 @@ class program_writer {
   inout<float> acc_, mv_;
   output<float> y_, z_, total_, v_;
   temp<float> t_, k_;
+  input<float, pageable> h_in_;
+  inout<float, pinned> h_io_;
+  output<float, pageable> h_out_;
   param<float> alpha_;
   stream streams_[max_streams];
   event events_[max_events];
