@@ -151,13 +151,19 @@ class conflict_walker {
   // Finds the conflicts of a statement on `stream`, about to be appended,
   // that reads `reads` and writes `writes` (regions): per other stream,
   // ascending, its latest conflicting access not ordered before the statement.
-  constexpr const detail::dyn_array<conflict>& find(std::int32_t stream, detail::array_view<ir::region> reads,
-                                                    detail::array_view<ir::region> writes) {
+  constexpr const detail::dyn_array<conflict>& find(std::int32_t stream,
+                                                    const detail::array_view<ir::region>& reads,
+                                                    const detail::array_view<ir::region>& writes) {
     found_.clear();
-    for (const auto& r : reads)
-      keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, false); });
-    for (const auto& r : writes)
-      keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, true); });
+    if (keys_.any_chunks()) {
+      for (const auto& r : reads)
+        keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, false); });
+      for (const auto& r : writes)
+        keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, true); });
+    } else {  // whole buffers only: a region's key is its buffer (no call per access)
+      for (const auto& r : reads) gather(r.buffer, r.buffer, stream, false);
+      for (const auto& r : writes) gather(r.buffer, r.buffer, stream, true);
+    }
     // Streams in ascending order: sort the few, or scan them all when many.
     if (touched_.size() * touched_.size() <= clocks_.streams()) {
       sort_few(touched_, [](std::int32_t a, std::int32_t b) { return a < b; });
@@ -201,10 +207,11 @@ class conflict_walker {
   }
 
   // Records the accesses of statement `at` (its index in the walked list).
-  constexpr void note(std::int32_t stream, detail::array_view<ir::region> reads,
-                      detail::array_view<ir::region> writes, std::int32_t at) {
-    for (const auto& r : reads) table_.note(keys_.key_of(r), stream, at, false);
-    for (const auto& r : writes) table_.note(keys_.key_of(r), stream, at, true);
+  constexpr void note(std::int32_t stream, const detail::array_view<ir::region>& reads,
+                      const detail::array_view<ir::region>& writes, std::int32_t at) {
+    const bool chunks = keys_.any_chunks();
+    for (const auto& r : reads) table_.note(chunks ? keys_.key_of(r) : r.buffer, stream, at, false);
+    for (const auto& r : writes) table_.note(chunks ? keys_.key_of(r) : r.buffer, stream, at, true);
   }
 
  private:

@@ -67,9 +67,11 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
       const auto on = at * out.streams + static_cast<std::size_t>(s.stream);
       out.last[on] = i;
       if (out.first_on[on] < 0) out.first_on[on] = i;
-      const bool one_region = first_region[at] == r;
+      // Fields compared in place (same buffer): cheaper to evaluate than region's ==.
+      const auto& fr = first_region[at];
+      const bool one_region = fr.part == r.part && fr.parts == r.parts;
       out.kernel[at] = (out.kernel[at] == -1 || out.kernel[at] == k) && one_region ? k : -2;
-      if (k < 0 || ir::is_whole(r) || r.parts != first_region[at].parts)
+      if (k < 0 || r.parts == 1 || r.parts != fr.parts)
         out.chunk_local[at] = false;
       else if (out.chunk_local[at])
         chunk_uses.push_back({r, k});
@@ -118,6 +120,8 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
   // ordered after what the first one follows).
   detail::dyn_array<std::int32_t> slot_last;
 
+  detail::dyn_array<std::int32_t> firsts;  // the temp being placed's first access per stream it touches
+
   // Temps in order of first access, so a slot's earlier occupants come first.
   detail::dyn_array<std::int32_t> order;
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(p.buffers.size()); ++b)
@@ -138,19 +142,25 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
       continue;
     }
     const auto& info = p.buffers[b];
-    const auto* firsts = uses.first_on_streams(b);
+    // Its first access on each stream that touches it (most temps: one).
+    const auto* first_on = uses.first_on_streams(b);
+    firsts.clear();
+    for (std::size_t u = 0; u < streams; ++u)
+      if (first_on[u] >= 0) firsts.push_back(first_on[u]);
     std::int32_t chosen = -1;
     for (std::int32_t slot = 0; slot < static_cast<std::int32_t>(m.slots.size()) && chosen < 0; ++slot) {
       const auto& si = m.slots[static_cast<std::size_t>(slot)];
       if (si.domain != info.domain || size_of(si.type) != size_of(info.type)) continue;
       bool free = true;
+      const auto* lasts = slot_last.data() + static_cast<std::size_t>(slot) * streams;
       for (std::size_t t = 0; t < streams && free; ++t) {
-        const auto last = slot_last[static_cast<std::size_t>(slot) * streams + t];
-        for (std::size_t u = 0; u < streams && free && last >= 0; ++u) {
-          const auto first = firsts[u];
-          free = first < 0 || (last == first && p.stmts[first].kind == ir::stmt_kind::assign) ||
-                 hb.ordered(last, first);
-        }
+        const auto last = lasts[t];
+        if (last < 0) continue;
+        for (auto first : firsts)
+          if ((last != first || p.stmts[first].kind != ir::stmt_kind::assign) && !hb.ordered(last, first)) {
+            free = false;
+            break;
+          }
       }
       if (free) chosen = slot;
     }
