@@ -49,6 +49,9 @@ constexpr copy_regions copy_regions_of(const program_view& p, const statement& s
 }
 
 // The region an assignment writes.
-constexpr region target_of(const program_view& p, const statement& s) { return writes_of(p, s)[0]; }
+// (Indexed in place: fusion asks for it per statement each time it runs.)
+constexpr const region& target_of(const program_view& p, const statement& s) {
+  return p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)];
+}
 
 }  // namespace streamdsl::ir
