@@ -34,7 +34,7 @@ class region_keys {
   constexpr region_keys(std::size_t buffers, detail::array_view<ir::region> accesses)
       : buffers_(buffers), first_chunk_(buffers, -1) {
     for (const auto& r : accesses)
-      if (!ir::is_whole(r) && find(r) < 0) {
+      if (r.parts != 1 && find(r) < 0) {  // not whole (tested in place: this runs per access)
         chunks_.push_back(r);
         next_.push_back(first_chunk_[static_cast<std::size_t>(r.buffer)]);
         first_chunk_[static_cast<std::size_t>(r.buffer)] = static_cast<std::int32_t>(size() - 1);
