@@ -43,13 +43,13 @@ class region_keys {
   constexpr std::size_t size() const { return buffers_ + chunks_.size(); }
   constexpr bool any_chunks() const { return !chunks_.empty(); }
   constexpr std::int32_t key_of(const ir::region& r) const { return ir::is_whole(r) ? r.buffer : find(r); }
-  // Calls f(key) for each region that overlaps r: the whole buffer and its
-  // chunks that meet r.
-  template <class F>
-  constexpr void overlapping(const ir::region& r, F f) const {
-    f(r.buffer);
-    for (auto k = first_chunk_[static_cast<std::size_t>(r.buffer)]; k >= 0; k = next_[chunk_index(k)])
-      if (ir::overlaps(chunks_[chunk_index(k)], r)) f(k);
+  // The regions that overlap r, key by key: the whole buffer's key
+  // (r.buffer) first, then after key k the next chunk of it that meets r, or
+  // -1. (A loop, not a callback: no closure type per caller to compile.)
+  constexpr std::int32_t next_overlapping(const ir::region& r, std::int32_t k) const {
+    k = k == r.buffer ? first_chunk_[static_cast<std::size_t>(r.buffer)] : next_[chunk_index(k)];
+    while (k >= 0 && !ir::overlaps(chunks_[chunk_index(k)], r)) k = next_[chunk_index(k)];
+    return k;
   }
 
  private:
@@ -157,9 +157,9 @@ class conflict_walker {
     found_.clear();
     if (keys_.any_chunks()) {
       for (const auto& r : reads)
-        keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, false); });
+        for (auto k = r.buffer; k >= 0; k = keys_.next_overlapping(r, k)) gather(k, r.buffer, stream, false);
       for (const auto& r : writes)
-        keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, true); });
+        for (auto k = r.buffer; k >= 0; k = keys_.next_overlapping(r, k)) gather(k, r.buffer, stream, true);
     } else {  // whole buffers only: a region's key is its buffer (no call per access)
       for (const auto& r : reads) gather(r.buffer, r.buffer, stream, false);
       for (const auto& r : writes) gather(r.buffer, r.buffer, stream, true);
