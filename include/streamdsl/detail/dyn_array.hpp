@@ -6,6 +6,7 @@
 #include <concepts>
 #include <cstddef>
 #include <initializer_list>
+#include <type_traits>
 
 #if defined(__clang__)
 #define STREAMDSL_TRIVIALLY_DESTRUCTIBLE(T) __is_trivially_destructible(T)
@@ -65,14 +66,14 @@ class dyn_array {
   constexpr void push_back(const T& v) {
     if (size_ == cap_) {  // v may be an element: copy it before the storage moves
       T copy = v;
-      reserve(cap_ == 0 ? 8 : cap_ * 2);
+      reserve(cap_ == 0 ? 8 : cap_ * growth());
       data_[size_++] = static_cast<T&&>(copy);
       return;
     }
     data_[size_++] = v;
   }
   constexpr void push_back(T&& v) {
-    if (size_ == cap_) reserve(cap_ == 0 ? 8 : cap_ * 2);
+    if (size_ == cap_) reserve(cap_ == 0 ? 8 : cap_ * growth());
     data_[size_++] = static_cast<T&&>(v);
   }
   template <class... A>
@@ -91,7 +92,7 @@ class dyn_array {
     const T fill = value;  // value may be an element: copy it before the storage moves
     // Grows geometrically like push_back: a table resized one row at a time
     // (a row per event, per slot) would otherwise be copied whole each time.
-    if (n > cap_) reserve(n > 2 * cap_ ? n : 2 * cap_);
+    if (n > cap_) reserve(n > growth() * cap_ ? n : growth() * cap_);
     for (std::size_t i = size_; i < n; ++i) data_[i] = fill;
     if constexpr (!STREAMDSL_TRIVIALLY_DESTRUCTIBLE(T))
       for (std::size_t i = n; i < size_; ++i) data_[i] = T{};  // what it removes owns nothing after
@@ -110,7 +111,7 @@ class dyn_array {
   }
   // Appends copies of [first, first + n) (not elements of this array).
   constexpr void append(const T* first, std::size_t n) {
-    if (size_ + n > cap_) reserve(size_ + n > 2 * cap_ ? size_ + n : 2 * cap_);
+    if (size_ + n > cap_) reserve(size_ + n > growth() * cap_ ? size_ + n : growth() * cap_);
     for (std::size_t i = 0; i < n; ++i) data_[size_ + i] = first[i];
     size_ += n;
   }
@@ -160,6 +161,13 @@ class dyn_array {
     for (std::size_t i = 0; i < other.size_; ++i) data_[i] = other.data_[i];
     size_ = other.size_;
   }
+
+  // How much the capacity grows when it is exceeded. Four times during
+  // constant evaluation: there, every reallocation initialises its new
+  // elements one by one (default member initializers) and copies the old
+  // ones, which g++ evaluates slowly; growing 4x rather than 2x saved 8% of
+  // building a 200-statement program. Twice at run time (memory).
+  static constexpr std::size_t growth() { return std::is_constant_evaluated() ? 4 : 2; }
 
   T* data_ = nullptr;
   std::size_t size_ = 0;

@@ -295,9 +295,12 @@ class builder_state {
     s.stream = current_stream;
     s.target = buffer;
     s.root = value.node;
-    detail::dyn_array<ir::region> reads;
-    ir::collect_reads(ir::view_of(ir), s.root, reads);
-    store_accesses(s, reads, target);
+    // The reads go straight into the IR's access list, then the target.
+    s.accesses_first = static_cast<std::int32_t>(ir.accesses.size());
+    ir::collect_reads(ir.nodes, s.root, ir.accesses, ir.accesses.size());
+    s.reads_count = static_cast<std::int32_t>(ir.accesses.size()) - s.accesses_first;
+    s.writes_count = 1;
+    ir.accesses.push_back(target);
     const auto index = push(s);
     const auto& v = ir.nodes[value.node];
     const auto unwritten = unwritten_temp_read(s);
@@ -395,16 +398,23 @@ class builder_state {
   constexpr std::int32_t host_buffer_in(const ir::statement& s) const {
     if (!any_host_buffer_) return -1;
     if (ir::is_host(ir.buffers[s.target].space)) return s.target;
-    for (const auto& r : ir::reads_of(ir::view_of(ir), s))
-      if (ir::is_host(ir.buffers[r.buffer].space)) return r.buffer;
+    for (auto i = s.accesses_first; i < s.accesses_first + s.reads_count; ++i)
+      if (const auto b = ir.accesses[static_cast<std::size_t>(i)].buffer; ir::is_host(ir.buffers[b].space))
+        return b;
     return -1;
   }
 
   // A temp region the statement reads that earlier statements did not write
   // in full: the temp's id, or -1.
+  // (The accesses are indexed in place, and a temp written whole is not
+  // looked up further: this runs for every statement.)
   constexpr std::int32_t unwritten_temp_read(const ir::statement& s) const {
-    for (const auto& r : ir::reads_of(ir::view_of(ir), s))
-      if (ir.buffers[r.buffer].kind == ir::access::temp && !written(r)) return r.buffer;
+    for (auto i = s.accesses_first; i < s.accesses_first + s.reads_count; ++i) {
+      const auto& r = ir.accesses[static_cast<std::size_t>(i)];
+      if (ir.buffers[r.buffer].kind == ir::access::temp &&
+          !whole_written_[static_cast<std::size_t>(r.buffer)] && !written(r))
+        return r.buffer;
+    }
     return -1;
   }
 

@@ -5,16 +5,19 @@
 
 namespace streamdsl::ir {
 
-// Appends each buffer region read by the expression rooted at `root` once.
-constexpr void collect_reads(const program_view& p, std::int32_t root, detail::dyn_array<region>& out) {
+// Appends each buffer region read by the expression rooted at `root` to
+// `out`, once: a region already in out[from ...] is not appended again.
+constexpr void collect_reads(const detail::dyn_array<expr_node>& nodes, std::int32_t root,
+                             detail::dyn_array<region>& out, std::size_t from = 0) {
   detail::dyn_array<std::int32_t> stack{root};
   while (!stack.empty()) {
     const auto id = stack.back();
     stack.pop_back();
-    const expr_node& n = p.nodes[id];
+    const expr_node& n = nodes[static_cast<std::size_t>(id)];
     if (n.code == op::load) {
       bool seen = false;  // fields compared in place: cheaper to evaluate than region's ==
-      for (const auto& x : out) seen = seen || (x.buffer == n.ref && x.part == n.part && x.parts == n.parts);
+      for (auto i = from; i < out.size() && !seen; ++i)
+        seen = out[i].buffer == n.ref && out[i].part == n.part && out[i].parts == n.parts;
       if (!seen) out.push_back({n.ref, n.part, n.parts});
     }
     if (n.a >= 0) stack.push_back(n.a);
@@ -46,6 +49,9 @@ constexpr copy_regions copy_regions_of(const program_view& p, const statement& s
 }
 
 // The region an assignment writes.
-constexpr region target_of(const program_view& p, const statement& s) { return writes_of(p, s)[0]; }
+// (Indexed in place: fusion asks for it per statement each time it runs.)
+constexpr const region& target_of(const program_view& p, const statement& s) {
+  return p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)];
+}
 
 }  // namespace streamdsl::ir

@@ -25,7 +25,9 @@ struct program {
 
   constexpr name_ref intern(detail::string_view s) {
     name_ref r{static_cast<std::int32_t>(pool.size()), static_cast<std::int32_t>(s.size())};
-    for (char c : s) pool.push_back(c);
+    // One append, not a push_back per character (names come from the caller
+    // or a text, never from the pool itself).
+    pool.append(s.data(), s.size());
     return r;
   }
   constexpr detail::string_view name(name_ref r) const {

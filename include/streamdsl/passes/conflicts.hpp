@@ -34,7 +34,7 @@ class region_keys {
   constexpr region_keys(std::size_t buffers, detail::array_view<ir::region> accesses)
       : buffers_(buffers), first_chunk_(buffers, -1) {
     for (const auto& r : accesses)
-      if (!ir::is_whole(r) && find(r) < 0) {
+      if (r.parts != 1 && find(r) < 0) {  // not whole (tested in place: this runs per access)
         chunks_.push_back(r);
         next_.push_back(first_chunk_[static_cast<std::size_t>(r.buffer)]);
         first_chunk_[static_cast<std::size_t>(r.buffer)] = static_cast<std::int32_t>(size() - 1);
@@ -43,13 +43,13 @@ class region_keys {
   constexpr std::size_t size() const { return buffers_ + chunks_.size(); }
   constexpr bool any_chunks() const { return !chunks_.empty(); }
   constexpr std::int32_t key_of(const ir::region& r) const { return ir::is_whole(r) ? r.buffer : find(r); }
-  // Calls f(key) for each region that overlaps r: the whole buffer and its
-  // chunks that meet r.
-  template <class F>
-  constexpr void overlapping(const ir::region& r, F f) const {
-    f(r.buffer);
-    for (auto k = first_chunk_[static_cast<std::size_t>(r.buffer)]; k >= 0; k = next_[chunk_index(k)])
-      if (ir::overlaps(chunks_[chunk_index(k)], r)) f(k);
+  // The regions that overlap r, key by key: the whole buffer's key
+  // (r.buffer) first, then after key k the next chunk of it that meets r, or
+  // -1. (A loop, not a callback: no closure type per caller to compile.)
+  constexpr std::int32_t next_overlapping(const ir::region& r, std::int32_t k) const {
+    k = k == r.buffer ? first_chunk_[static_cast<std::size_t>(r.buffer)] : next_[chunk_index(k)];
+    while (k >= 0 && !ir::overlaps(chunks_[chunk_index(k)], r)) k = next_[chunk_index(k)];
+    return k;
   }
 
  private:
@@ -151,13 +151,19 @@ class conflict_walker {
   // Finds the conflicts of a statement on `stream`, about to be appended,
   // that reads `reads` and writes `writes` (regions): per other stream,
   // ascending, its latest conflicting access not ordered before the statement.
-  constexpr const detail::dyn_array<conflict>& find(std::int32_t stream, detail::array_view<ir::region> reads,
-                                                    detail::array_view<ir::region> writes) {
+  constexpr const detail::dyn_array<conflict>& find(std::int32_t stream,
+                                                    const detail::array_view<ir::region>& reads,
+                                                    const detail::array_view<ir::region>& writes) {
     found_.clear();
-    for (const auto& r : reads)
-      keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, false); });
-    for (const auto& r : writes)
-      keys_.overlapping(r, [&](std::int32_t k) { gather(k, r.buffer, stream, true); });
+    if (keys_.any_chunks()) {
+      for (const auto& r : reads)
+        for (auto k = r.buffer; k >= 0; k = keys_.next_overlapping(r, k)) gather(k, r.buffer, stream, false);
+      for (const auto& r : writes)
+        for (auto k = r.buffer; k >= 0; k = keys_.next_overlapping(r, k)) gather(k, r.buffer, stream, true);
+    } else {  // whole buffers only: a region's key is its buffer (no call per access)
+      for (const auto& r : reads) gather(r.buffer, r.buffer, stream, false);
+      for (const auto& r : writes) gather(r.buffer, r.buffer, stream, true);
+    }
     // Streams in ascending order: sort the few, or scan them all when many.
     if (touched_.size() * touched_.size() <= clocks_.streams()) {
       sort_few(touched_, [](std::int32_t a, std::int32_t b) { return a < b; });
@@ -201,10 +207,11 @@ class conflict_walker {
   }
 
   // Records the accesses of statement `at` (its index in the walked list).
-  constexpr void note(std::int32_t stream, detail::array_view<ir::region> reads,
-                      detail::array_view<ir::region> writes, std::int32_t at) {
-    for (const auto& r : reads) table_.note(keys_.key_of(r), stream, at, false);
-    for (const auto& r : writes) table_.note(keys_.key_of(r), stream, at, true);
+  constexpr void note(std::int32_t stream, const detail::array_view<ir::region>& reads,
+                      const detail::array_view<ir::region>& writes, std::int32_t at) {
+    const bool chunks = keys_.any_chunks();
+    for (const auto& r : reads) table_.note(chunks ? keys_.key_of(r) : r.buffer, stream, at, false);
+    for (const auto& r : writes) table_.note(chunks ? keys_.key_of(r) : r.buffer, stream, at, true);
   }
 
  private:

@@ -18,6 +18,9 @@ constexpr std::int32_t add_synthetic_event(ir::program& p, ir::event_role role) 
 }
 
 constexpr void lower_wait_stream(ir::program& p) {
+  // Most programs have none: then the list stays as it is (rebuilding it
+  // would copy every statement for nothing).
+  if (ir::count_statements(p, ir::stmt_kind::wait_stream) == 0) return;
   statement_rebuilder out(p.stmts.size());
   for (std::size_t i = 0; i < p.stmts.size(); ++i) {
     auto s = p.stmts[i];

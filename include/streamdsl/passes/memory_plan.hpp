@@ -67,9 +67,11 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
       const auto on = at * out.streams + static_cast<std::size_t>(s.stream);
       out.last[on] = i;
       if (out.first_on[on] < 0) out.first_on[on] = i;
-      const bool one_region = first_region[at] == r;
+      // Fields compared in place (same buffer): cheaper to evaluate than region's ==.
+      const auto& fr = first_region[at];
+      const bool one_region = fr.part == r.part && fr.parts == r.parts;
       out.kernel[at] = (out.kernel[at] == -1 || out.kernel[at] == k) && one_region ? k : -2;
-      if (k < 0 || ir::is_whole(r) || r.parts != first_region[at].parts)
+      if (k < 0 || r.parts == 1 || r.parts != fr.parts)
         out.chunk_local[at] = false;
       else if (out.chunk_local[at])
         chunk_uses.push_back({r, k});
@@ -110,13 +112,22 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
         any_slot || (p.buffers[b].kind == ir::access::temp && uses.kernel[b] < -1 && !uses.chunk_local[b]);
   const happens_before hb(any_slot ? p.stmts : detail::array_view<ir::statement>{}, streams);
   m.storage.assign(p.buffers.size(), storage_bound);
-  // Per slot and stream, the latest access of any temp placed in it: accesses
-  // on one stream are ordered by program order, so a new occupant may follow
-  // when each stream's latest access happens before its first access on
-  // every stream (not only its first access: chunks of a temp written on two
-  // streams need not be ordered with each other, so the later one may not be
-  // ordered after what the first one follows).
+  // Per slot and stream, the position in that stream's order of the latest
+  // access of any temp placed in it (-1: none). Accesses on one stream are
+  // ordered by program order, so a new occupant may follow when each
+  // stream's latest access happens before its first access on every stream
+  // (not only its first access: chunks of a temp written on two streams need
+  // not be ordered with each other, so the later one may not be ordered
+  // after what the first one follows).
   detail::dyn_array<std::int32_t> slot_last;
+  // For the temp being placed, per stream t: a slot's latest access on t
+  // must come before this position of t's order. That is the least, over
+  // the temp's first accesses f, of what f's clock counts of t, one more
+  // when f is itself on t and elementwise (f may be that access: it reads
+  // element i before it writes it). One pass over the temp's first
+  // accesses; each slot is then judged with a compare per stream (this loop
+  // runs for every temp and slot).
+  detail::dyn_array<std::int32_t> need(streams, 0);
 
   // Temps in order of first access, so a slot's earlier occupants come first.
   detail::dyn_array<std::int32_t> order;
@@ -131,6 +142,7 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
       order[j - 1] = x;
     }
 
+  constexpr std::int32_t unbounded = 0x7fffffff;
   for (auto b : order) {
     const auto at = static_cast<std::size_t>(b);
     if (uses.kernel[at] >= -1 || uses.chunk_local[at]) {  // one kernel, never used, or a chunk per kernel
@@ -138,20 +150,24 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
       continue;
     }
     const auto& info = p.buffers[b];
-    const auto* firsts = uses.first_on_streams(b);
+    const auto* first_on = uses.first_on_streams(b);
+    for (std::size_t t = 0; t < streams; ++t) need[t] = unbounded;
+    for (std::size_t u = 0; u < streams; ++u) {
+      const auto f = first_on[u];
+      if (f < 0) continue;
+      const auto* clock = hb.clock_of(f);
+      for (std::size_t t = 0; t < streams; ++t) {
+        const auto bound = clock[t] + (t == u && p.stmts[f].kind == ir::stmt_kind::assign ? 1 : 0);
+        if (bound < need[t]) need[t] = bound;
+      }
+    }
     std::int32_t chosen = -1;
     for (std::int32_t slot = 0; slot < static_cast<std::int32_t>(m.slots.size()) && chosen < 0; ++slot) {
       const auto& si = m.slots[static_cast<std::size_t>(slot)];
       if (si.domain != info.domain || size_of(si.type) != size_of(info.type)) continue;
+      const auto* lasts = slot_last.data() + static_cast<std::size_t>(slot) * streams;
       bool free = true;
-      for (std::size_t t = 0; t < streams && free; ++t) {
-        const auto last = slot_last[static_cast<std::size_t>(slot) * streams + t];
-        for (std::size_t u = 0; u < streams && free && last >= 0; ++u) {
-          const auto first = firsts[u];
-          free = first < 0 || (last == first && p.stmts[first].kind == ir::stmt_kind::assign) ||
-                 hb.ordered(last, first);
-        }
-      }
+      for (std::size_t t = 0; t < streams && free; ++t) free = lasts[t] < need[t];
       if (free) chosen = slot;
     }
     if (chosen < 0) {
@@ -161,8 +177,9 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
     }
     const auto* mine = uses.last_on_streams(b);
     for (std::size_t t = 0; t < streams; ++t) {
+      if (mine[t] < 0) continue;
       auto& last = slot_last[static_cast<std::size_t>(chosen) * streams + t];
-      if (mine[t] > last) last = mine[t];
+      if (hb.sequence(mine[t]) > last) last = hb.sequence(mine[t]);
     }
     m.storage[at] = chosen;
   }

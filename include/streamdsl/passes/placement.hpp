@@ -287,16 +287,17 @@ constexpr void place_work(plan_model& m, options o) {
       resume = k;
       const auto c = find_consumer(v, parts, users, k, o.placement);
       if (c.producer < 0 || !move_is_safe(v, hb, parts, c)) continue;
-      detail::dyn_array<ir::statement> trial = m.ir.stmts;
+      // The note quotes the statements before they move; the list is then
+      // rebuilt in place (no trial copy: the move was proven safe above).
+      note_move(m, m.ir, parts, c);
       const auto& producer = parts.kernels[static_cast<std::size_t>(k)];
       detail::dyn_array<std::int32_t> moved;
       for (std::int32_t j = 0; j < producer.count; ++j)
         moved.push_back(parts.stmts[static_cast<std::size_t>(producer.first + j)]);
       const auto& consumer = parts.kernels[static_cast<std::size_t>(c.consumer)];
-      move_statements(trial, moved, parts.stmts[static_cast<std::size_t>(consumer.first)], consumer.stream);
-      note_move(m, m.ir, parts, c);
+      move_statements(m.ir.stmts, moved, parts.stmts[static_cast<std::size_t>(consumer.first)],
+                      consumer.stream);
       emptied[static_cast<std::size_t>(producer.stream)] = true;
-      m.ir.stmts = static_cast<detail::dyn_array<ir::statement>&&>(trial);
       changed = true;
     }
   }

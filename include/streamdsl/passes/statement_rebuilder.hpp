@@ -17,7 +17,11 @@ namespace streamdsl::passes {
 
 class statement_rebuilder {
  public:
-  explicit constexpr statement_rebuilder(std::size_t old_count) : new_index_(old_count, -1) {}
+  // The new list is reserved at the old one's size (most rebuilds keep about
+  // as many statements): growing it from empty copied it several times.
+  explicit constexpr statement_rebuilder(std::size_t old_count) : new_index_(old_count, -1) {
+    out_.reserve(old_count);
+  }
 
   // Appends statement `old` of the old list (possibly changed, e.g. moved to
   // another stream); a wait among them keeps its record, renumbered by finish().
