@@ -190,3 +190,48 @@ TEST_CASE("memory plan: a slot is shared only when every stream's first access o
   STATIC_REQUIRE(prog.plan().storage_of("t2") >= 0);
   STATIC_REQUIRE(prog.plan().storage_of("t1") != prog.plan().storage_of("t2"));
 }
+
+// The statement that reads a temp for the last time may write the next
+// occupant of its slot when it is elementwise (it reads element i before it
+// writes element i), not when it is a step such as a copy: a step's
+// accesses must all be ordered apart. (The memory plan judges a slot
+// against bounds from the new temp's first accesses, one more on the
+// stream of an elementwise one: this pins both sides of that one.)
+template <bool Copy>
+constexpr auto last_read_writes_next = [](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  auto z = p.output<float>("z");
+  auto w = p.output<float>("w");
+  auto t1 = p.temp<float>("t1");
+  auto t2 = p.temp<float>("t2");
+  t1 = x + 1;
+  sd::copy(z, x);  // a step ends the kernel: t1 is touched by two kernels
+  if constexpr (Copy)
+    sd::copy(t2, t1);
+  else
+    t2 = t1 * 2;  // t1's last access, t2's first
+  sd::copy(w, x);
+  y = t2 + 1;
+};
+
+TEST_CASE("memory plan: the statement reading a temp last may write the slot's next temp if elementwise",
+          "[passes][memory]") {
+  constexpr auto elementwise = sd::program(last_read_writes_next<false>);
+  STATIC_REQUIRE(elementwise.plan().storage_of("t1") >= 0);
+  STATIC_REQUIRE(elementwise.plan().storage_of("t2") == elementwise.plan().storage_of("t1"));
+  STATIC_REQUIRE(elementwise.plan().slot_count() == 1);
+  constexpr auto copied = sd::program(last_read_writes_next<true>);
+  STATIC_REQUIRE(copied.plan().storage_of("t1") >= 0);
+  STATIC_REQUIRE(copied.plan().storage_of("t2") >= 0);
+  STATIC_REQUIRE(copied.plan().storage_of("t2") != copied.plan().storage_of("t1"));
+  STATIC_REQUIRE(copied.plan().slot_count() == 2);
+  // Both give the sequential results.
+  std::vector<float> x(5), y(5), z(5), w(5);
+  for (std::size_t i = 0; i < 5; ++i) x[i] = static_cast<float>(i);
+  sd::host_executor ex;
+  ex.run(elementwise, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z), sd::bind("w", w));
+  for (std::size_t i = 0; i < 5; ++i) CHECK(y[i] == (x[i] + 1) * 2 + 1);
+  ex.run(copied, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z), sd::bind("w", w));
+  for (std::size_t i = 0; i < 5; ++i) CHECK(y[i] == x[i] + 2);
+}
