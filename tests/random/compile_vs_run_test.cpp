@@ -8,11 +8,11 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <sstream>
+#include <streamdsl/ir/render.hpp>
 #include <string>
 #include <utility>
 
 #include "../plan/programs.hpp"
-#include <streamdsl/ir/render.hpp>
 #include "constexpr_generator.hpp"
 
 #ifndef STREAMDSL_CONSTEXPR_PLAN_SEEDS
@@ -49,15 +49,16 @@ std::string everything(const sd::plan_view& p) {
     sd::detail::text t;
     if (s.kind <= sd::ir::stmt_kind::step) sd::ir::render_statement(v, s, t);
     o << "\n  " << int(s.kind) << ',' << int(s.code) << ',' << s.stream << ',' << s.target << ',' << s.event
-      << ',' << s.other << ',' << s.binds << ',' << s.origin << ',' << s.accesses_first << ',' << s.reads_count
-      << ',' << s.writes_count << " `" << std::string(t.view().data(), t.view().size()) << '`';
+      << ',' << s.other << ',' << s.binds << ',' << s.origin << ',' << s.accesses_first << ','
+      << s.reads_count << ',' << s.writes_count << " `" << std::string(t.view().data(), t.view().size())
+      << '`';
   }
   o << "\naccesses";
   for (const auto& r : v.accesses) o << ' ' << r.buffer << ',' << r.part << ',' << r.parts;
   o << "\nops";
   for (const auto& x : p.ops)
-    o << ' ' << int(x.kind) << ',' << int(x.role) << ',' << x.stream << ',' << x.kernel << ',' << x.event << ','
-      << x.waits_for << ',' << x.stmt;
+    o << ' ' << int(x.kind) << ',' << int(x.role) << ',' << x.stream << ',' << x.kernel << ',' << x.event
+      << ',' << x.waits_for << ',' << x.stmt;
   o << "\nkernels";
   for (const auto& k : p.kernels)
     o << ' ' << k.stream << ',' << k.domain << ',' << k.parts << ',' << k.first << ',' << k.count;

@@ -428,7 +428,9 @@ class program_writer {
         }
     }
     if (n == 0) return;
-    const auto [src, src_part] = sources[r_.below(n)];
+    const int pick = r_.below(n);
+    const int src = sources[pick][0],
+              src_part = sources[pick][1];  // not a structured binding: lambdas capture them
     const std::uint32_t reads = 1u << src;
     order_before(current, reads, dst);
     in_stream(current, [&] {

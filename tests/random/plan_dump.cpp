@@ -13,6 +13,7 @@
 #include <sstream>
 #include <streamdsl/passes/schedule.hpp>
 #include <streamdsl/plan/to_string.hpp>
+
 #include "program_generator.hpp"
 
 namespace rt = streamdsl::random_test;
@@ -23,9 +24,9 @@ namespace {
 void raw(std::ostream& o, const sd::ir::program& p) {
   for (std::size_t i = 0; i < p.stmts.size(); ++i) {
     const auto& s = p.stmts[i];
-    o << i << ": k" << int(s.kind) << " st" << s.stream << " t" << s.target << " r" << s.root << " e" << s.event
-      << " o" << s.other << " b" << s.binds << " g" << s.origin << " a" << s.accesses_first << "/" << s.reads_count
-      << "/" << s.writes_count << '\n';
+    o << i << ": k" << int(s.kind) << " st" << s.stream << " t" << s.target << " r" << s.root << " e"
+      << s.event << " o" << s.other << " b" << s.binds << " g" << s.origin << " a" << s.accesses_first << "/"
+      << s.reads_count << "/" << s.writes_count << '\n';
   }
   o << "acc:";
   for (const auto& r : p.accesses) o << ' ' << r.buffer << '.' << r.part << '/' << r.parts;
@@ -39,7 +40,8 @@ int main(int argc, char** argv) {
     std::cerr << "usage: random_plan_dump FIRST COUNT\n";
     return 2;
   }
-  const std::uint64_t first = std::strtoull(argv[1], nullptr, 10), count = std::strtoull(argv[2], nullptr, 10);
+  const std::uint64_t first = std::strtoull(argv[1], nullptr, 10),
+                      count = std::strtoull(argv[2], nullptr, 10);
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
     std::ostringstream o;
     auto g = rt::generate_program(seed);
