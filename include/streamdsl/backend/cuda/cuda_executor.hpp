@@ -326,14 +326,16 @@ class cuda_executor {
     const prepared_run& prepare(binding_list bindings);
 
     // Issues the ops of Program on `main` (the main slot's stream for this
-    // issue); `workspace` null means stream-ordered allocation here.
+    // issue); `workspace` null means stream-ordered allocation here. Without
+    // the caller's options (CallerOptions false: no events, no allocator),
+    // nothing of them is compiled.
     template <class Program>
     void issue(const prepared_run& ready, void* workspace, cudaStream_t main) {
       issue_options options;
       options.workspace = workspace;
-      issue<Program>(ready, main, options);
+      issue<Program, false>(ready, main, options);
     }
-    template <class Program>
+    template <class Program, bool CallerOptions = true>
     void issue(const prepared_run& ready, cudaStream_t main, const issue_options& options);
 
     // Checks each bound buffer's memory against its declared space (run once
@@ -406,7 +408,7 @@ class cuda_executor {
 #if defined(__CUDA_ARCH__)
 // The device pass: a run of Program launches its kernels; instantiating them
 // is all this pass needs of it.
-template <class Program>
+template <class Program, bool CallerOptions>
 void cuda_executor::issue(const prepared_run&, cudaStream_t, const issue_options&) {
   (void)cuda_detail::launchers<Program>;
 }
@@ -487,14 +489,17 @@ const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings)
   cache_.slot_buffers.clear();
   for (std::size_t b = 0; b < plan.storage.size(); ++b)
     if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
-  cuda_detail::lay_out_steps(plan, resolved, cache_.steps);
+  if constexpr (plan.step_count() > 0) cuda_detail::lay_out_steps(plan, resolved, cache_.steps);
   cache_.plan_key = key;
   return cache_;
 }
 
-template <class Program>
+template <class Program, bool CallerOptions>
 void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const issue_options& options) {
   constexpr plan_view plan = Program::plan();
+  // What a plan has none of is not compiled (nvcc's host pass emits every
+  // function a run may call).
+  constexpr bool has_slots = plan.slot_count() > 0, has_steps = plan.step_count() > 0;
   prepare_streams(plan, main);
   prepare_events(plan);
   // A workspace allocated here is freed (stream-ordered, after everything
@@ -506,35 +511,54 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
     const workspace_allocator* allocator = nullptr;
     ~owned_workspace() {
       if (ptr == nullptr) return;
-      if (allocator == nullptr) {
-        (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
-        return;
+      if constexpr (CallerOptions) {
+        if (allocator != nullptr) {
+          try {
+            allocator->deallocate(ptr, bytes, stream);
+          } catch (...) {  // already failing: the first error is reported
+          }
+          return;
+        }
       }
-      try {
-        allocator->deallocate(ptr, bytes, stream);
-      } catch (...) {  // already failing: the first error is reported
+      (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
+    }
+    // Gives the workspace back once everything is issued; a failure throws.
+    void release() {
+      void* const p = ptr;
+      ptr = nullptr;
+      if constexpr (CallerOptions) {
+        if (allocator != nullptr) {
+          allocator->deallocate(p, bytes, stream);
+          return;
+        }
       }
+      cuda_detail::check(cudaFreeAsync(p, stream), "cudaFreeAsync", "the temp workspace");
     }
   } owned{nullptr, ready.workspace_bytes, main, options.allocator};
   void* ws = options.workspace;
-  if (ws == nullptr && ready.workspace_bytes > 0) {
-    if (options.allocator != nullptr)
-      ws = cuda_detail::allocate_from_caller(plan, *options.allocator, ready.workspace_bytes, main);
-    else
-      ws = cuda_detail::allocate_workspace(
-          plan, ready.workspace_bytes, "cudaMallocFromPoolAsync", [&](void** p) {
-            return cudaMallocFromPoolAsync(p, ready.workspace_bytes, workspace_pool(), main);
-          });
-    owned.ptr = ws;
+  if constexpr (has_slots) {
+    if (ws == nullptr && ready.workspace_bytes > 0) {
+      if constexpr (CallerOptions) {
+        if (options.allocator != nullptr)
+          ws = cuda_detail::allocate_from_caller(plan, *options.allocator, ready.workspace_bytes, main);
+      }
+      if (ws == nullptr)
+        ws = cuda_detail::allocate_workspace(
+            plan, ready.workspace_bytes, "cudaMallocFromPoolAsync", [&](void** p) {
+              return cudaMallocFromPoolAsync(p, ready.workspace_bytes, workspace_pool(), main);
+            });
+      owned.ptr = ws;
+    }
   }
   // The caller's events first: the entry edge, and every side stream with
   // it, come after them.
-  for (std::size_t i = 0; i < options.waits.size(); ++i) {
-    const cudaError_t status = cudaStreamWaitEvent(main, options.waits[i], options.wait_flags);
-    if (status != cudaSuccess)
-      cuda_detail::check(status, "cudaStreamWaitEvent",
-                         cuda_detail::describe_caller_event("sd::after", i, options.waits.size()).view());
-  }
+  if constexpr (CallerOptions)
+    for (std::size_t i = 0; i < options.waits.size(); ++i) {
+      const cudaError_t status = cudaStreamWaitEvent(main, options.waits[i], options.wait_flags);
+      if (status != cudaSuccess)
+        cuda_detail::check(status, "cudaStreamWaitEvent",
+                           cuda_detail::describe_caller_event("sd::after", i, options.waits.size()).view());
+    }
   void* const* ptrs = ready.ptrs.data();
   if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
     ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
@@ -546,7 +570,7 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
   }
   cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
   constexpr auto& launchers = cuda_detail::launchers<Program>;
-  std::size_t next_step = 0;
+  [[maybe_unused]] std::size_t next_step = 0;  // used when the plan has steps
   for (std::size_t i = 0; i < plan.ops.size(); ++i) {
     const auto& op = plan.ops[i];
     cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
@@ -563,7 +587,9 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
         nvtxRangePop();
 #endif
         break;
-      case op_kind::step: status = cuda_detail::issue_step(ready.steps[next_step++], ptrs, s, call); break;
+      case op_kind::step:
+        if constexpr (has_steps) status = cuda_detail::issue_step(ready.steps[next_step++], ptrs, s, call);
+        break;
       case op_kind::record:
         status = cudaEventRecord(events_[i].get(), s);
         call = "cudaEventRecord";
@@ -576,20 +602,15 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
     if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
   }
   // The caller's events last, after the exit edge: all of the run is before them.
-  for (std::size_t i = 0; i < options.records.size(); ++i) {
-    const cudaError_t status = cudaEventRecordWithFlags(options.records[i], main, options.record_flags);
-    if (status != cudaSuccess)
-      cuda_detail::check(
-          status, "cudaEventRecord",
-          cuda_detail::describe_caller_event("sd::then_record", i, options.records.size()).view());
-  }
-  if (owned.ptr != nullptr) {
-    owned.ptr = nullptr;
-    if (options.allocator != nullptr)
-      options.allocator->deallocate(ws, ready.workspace_bytes, main);
-    else
-      cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
-  }
+  if constexpr (CallerOptions)
+    for (std::size_t i = 0; i < options.records.size(); ++i) {
+      const cudaError_t status = cudaEventRecordWithFlags(options.records[i], main, options.record_flags);
+      if (status != cudaSuccess)
+        cuda_detail::check(
+            status, "cudaEventRecord",
+            cuda_detail::describe_caller_event("sd::then_record", i, options.records.size()).view());
+    }
+  if (owned.ptr != nullptr) owned.release();
 }
 
 inline void cuda_executor::check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved) {

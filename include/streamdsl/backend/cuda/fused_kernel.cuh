@@ -32,15 +32,21 @@ struct kernel_code {
   static constexpr pack_view pack{code};
 };
 
+// How many elements a launch iterates and where its vector path starts.
+struct launch_shape {
+  long long n = 0;
+  int aligned = 0;  // every moved pointer 16-byte aligned at element `head`: the vector path may be used
+  int head = 0;     // elements before the first vector step (< vec, <= n; 0 unless aligned)
+};
+
 // Kernel arguments: one pointer per local buffer (at its region's first
-// element), param values as bit patterns.
+// element), param values as bit patterns, the shape (one struct, so that the
+// host lays it out without knowing the kernel: kernel_table.hpp).
 template <int Buffers, int Params>
 struct kernel_args {
   void* ptr[Buffers > 0 ? Buffers : 1];
   unsigned long long param_bits[Params > 0 ? Params : 1];
-  long long n;
-  int aligned;  // every moved pointer 16-byte aligned at element `head`: the vector path may be used
-  int head;     // elements before the first vector step (< vec, <= n; 0 unless aligned)
+  launch_shape shape;
 };
 
 template <int D>
@@ -317,12 +323,12 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
   constexpr int vec = K::vec;
   const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long head = args.head;
+  const long long head = args.shape.head;
   long long scalar_begin = 0;
-  if (args.aligned) {
+  if (args.shape.aligned) {
     using cells = typename K::template cells<vec>;
     const long long step = threads * vec;
-    const long long full_end = head + (args.n - head) / vec * vec;
+    const long long full_end = head + (args.shape.n - head) / vec * vec;
     long long base = head + thread * vec;
     if constexpr (Unroll > 1)
       for (; base + (Unroll - 1) * step < full_end; base += Unroll * step)
@@ -341,7 +347,7 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
   // vector path's (only element 0 is used, the rest is never touched and
   // takes no register), so each statement's evaluation is instantiated once
   // for both paths: 12% of cicc's time on the 200-statement benchmark.
-  const long long scalar_count = head + (args.n - scalar_begin);
+  const long long scalar_count = head + (args.shape.n - scalar_begin);
   for (long long j = thread; j < scalar_count; j += threads) {
     const long long i = j < head ? j : scalar_begin + (j - head);
     typename K::template cells<vec> c;
