@@ -13,24 +13,23 @@
 // small types, not on the pack: a helper templated on the pack carries all of
 // it in its name, and nvcc's front end and NVVM pay for every character of
 // every such name.
+//
+// Only nvcc's device pass (cicc, __CUDA_ARCH__ defined) compiles kernel
+// bodies: the host pass (cudafe++, then the host compiler) needs of a kernel
+// its signature, to launch it, and would parse the device helpers for nothing.
+// They, and the kernel's body, are for the device pass alone.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <utility>
 
 #include "../../ir/dtype.hpp"
-#include "../element_ops.hpp"
 #include "kernel_encoding.hpp"
+#if defined(__CUDA_ARCH__)
+#include "../element_ops.hpp"
+#endif
 
 namespace streamdsl::cuda_detail {
-
-namespace element = ::streamdsl::detail::element;
-
-template <int... Code>
-struct kernel_code {
-  static constexpr int code[] = {Code...};
-  static constexpr pack_view pack{code};
-};
 
 // How many elements a launch iterates and where its vector path starts.
 struct launch_shape {
@@ -47,6 +46,23 @@ struct kernel_args {
   void* ptr[Buffers > 0 ? Buffers : 1];
   unsigned long long param_bits[Params > 0 ? Params : 1];
   launch_shape shape;
+};
+
+// Each thread takes `vec` consecutive elements per step, `Unroll` steps a
+// grid stride apart per iteration. bench/tuning.cu measured the choices on an
+// H200 (bench/results_tuning_2026-11-30.log): a grid with one step per thread
+// reaches memcpy bandwidth (98-101%) whatever the unroll, while a capped
+// grid-stride loop stays near 91%; so the executor launches a full grid and
+// Unroll only matters past the grid's size limit.
+inline constexpr int default_unroll = 1;
+
+#if defined(__CUDA_ARCH__)
+namespace element = ::streamdsl::detail::element;
+
+template <int... Code>
+struct kernel_code {
+  static constexpr int code[] = {Code...};
+  static constexpr pack_view pack{code};
 };
 
 template <int D>
@@ -305,18 +321,13 @@ __device__ __forceinline__ void full_steps(const Args& args, long long base, lon
   (Buffers::template move<false, true, Vec>(c[U], args, base + U * step), ...);
 }
 
-// Each thread takes `vec` consecutive elements per step, `Unroll` steps a
-// grid stride apart per iteration. bench/tuning.cu measured the choices on an
-// H200 (bench/results_tuning_2026-11-30.log): a grid with one step per thread
-// reaches memcpy bandwidth (98-101%) whatever the unroll, while a capped
-// grid-stride loop stays near 91%; so the executor launches a full grid and
-// Unroll only matters past the grid's size limit.
-inline constexpr int default_unroll = 1;
+#endif  // defined(__CUDA_ARCH__)
 
 // Buffers and Params repeat the pack's header: the host (which launches the
 // kernel) gets its argument type without decoding the pack.
 template <int Unroll, int Buffers, int Params, int... Code>
 __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
+#if defined(__CUDA_ARCH__)
   using K = kernel_types<kernel_code<Code...>>;
   using buffers = typename K::buffers;
   using statements = typename K::statements;
@@ -355,6 +366,9 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
     statements::run(c, args, 0);
     buffers::template move<false, false, 1>(c, args, i);
   }
+#else
+  (void)args;
+#endif
 }
 
 }  // namespace streamdsl::cuda_detail
