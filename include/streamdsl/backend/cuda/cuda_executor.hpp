@@ -36,7 +36,6 @@
 #include "run_options.hpp"
 
 #if !defined(__CUDA_ARCH__)
-#include <bit>
 #include <cstring>
 
 #include "../../detail/half_bits.hpp"
@@ -655,28 +654,36 @@ inline void cuda_executor::check_memory_spaces(const plan_view& plan, const reso
 
 inline unsigned long long cuda_executor::param_bits(dtype t, const binding& b) {
   const unsigned char* v = b.value_bytes();
-  auto read = [v]<class T>(T) {
-    T x;
-    std::memcpy(&x, v, sizeof(T));
-    return x;
-  };
+  double d = 0;  // a floating value, widened (exactly)
   switch (t) {
-    case dtype::boolean: return read(bool{}) ? 1 : 0;
-    case dtype::int32: return static_cast<unsigned long long>(static_cast<long long>(read(std::int32_t{})));
-    case dtype::int64: return static_cast<unsigned long long>(read(std::int64_t{}));
-    case dtype::float32: {
-      const double d = read(float{});
-      return std::bit_cast<unsigned long long>(d);
+    case dtype::boolean: return v[0] != 0 ? 1 : 0;
+    case dtype::int32: {
+      std::int32_t x;
+      std::memcpy(&x, v, sizeof x);
+      return static_cast<unsigned long long>(static_cast<long long>(x));
     }
-    case dtype::float64: return std::bit_cast<unsigned long long>(read(double{}));
-    default: {  // 16-bit floats: widen to double (exact) from their bits
+    case dtype::int64: {
+      std::int64_t x;
+      std::memcpy(&x, v, sizeof x);
+      return static_cast<unsigned long long>(x);
+    }
+    case dtype::float32: {
+      float x;
+      std::memcpy(&x, v, sizeof x);
+      d = x;
+      break;
+    }
+    case dtype::float64: std::memcpy(&d, v, sizeof d); break;
+    default: {  // 16-bit floats: from their bits
       std::uint16_t raw;
-      std::memcpy(&raw, v, 2);
-      const float f =
-          t == dtype::float16 ? detail::half_bits_to_float(raw) : detail::bfloat16_bits_to_float(raw);
-      return std::bit_cast<unsigned long long>(static_cast<double>(f));
+      std::memcpy(&raw, v, sizeof raw);
+      d = t == dtype::float16 ? detail::half_bits_to_float(raw) : detail::bfloat16_bits_to_float(raw);
+      break;
     }
   }
+  unsigned long long bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
 }
 
 inline bool cuda_executor::same_bindings(const detail::dyn_array<binding>& a, binding_list b) {
