@@ -14,8 +14,6 @@
 // chunk's pointers offset on the host. run() is asynchronous like any CUDA
 // call on the caller's stream. capture() records the whole program into a CUDA
 // graph replayed with one cudaGraphLaunch.
-#include <cuda_runtime.h>
-
 //
 // Compile time: nvcc's device pass (cicc, __CUDA_ARCH__ defined) compiles the
 // kernels only, yet parses and instantiates all host code it is given. Of the
@@ -23,6 +21,8 @@
 // launches: the bodies of the host code, and the headers only they use, are
 // for the host pass alone (#if !defined(__CUDA_ARCH__) below); in the device
 // pass issue() only instantiates the program's kernels.
+#include <cuda_runtime.h>
+
 #include <concepts>
 #include <cstdint>
 
