@@ -14,27 +14,37 @@
 // chunk's pointers offset on the host. run() is asynchronous like any CUDA
 // call on the caller's stream. capture() records the whole program into a CUDA
 // graph replayed with one cudaGraphLaunch.
+//
+// Compile time: nvcc's device pass (cicc, __CUDA_ARCH__ defined) compiles the
+// kernels only, yet parses and instantiates all host code it is given. Of the
+// executor it needs the class (user code calls it) and which kernels a run
+// launches: the bodies of the host code, and the headers only they use, are
+// for the host pass alone (#if !defined(__CUDA_ARCH__) below); in the device
+// pass issue() only instantiates the program's kernels.
 #include <cuda_runtime.h>
 
-#include <bit>
 #include <concepts>
 #include <cstdint>
-#include <cstring>
 
 #include "../../detail/dyn_array.hpp"
-#include "../../detail/half_bits.hpp"
 #include "../../detail/owned_string.hpp"
 #include "../../detail/string_view.hpp"
-#include "../../detail/text.hpp"
-#include "../../ir/render.hpp"
 #include "../bindings.hpp"
-#include "../region_memory.hpp"
-#include "../resolve_bindings.hpp"
-#include "../workspace_request.hpp"
 #include "cuda_error.hpp"
 #include "cuda_handles.hpp"
 #include "kernel_table.hpp"
 #include "run_options.hpp"
+
+#if !defined(__CUDA_ARCH__)
+#include <cstring>
+
+#include "../../detail/half_bits.hpp"
+#include "../../detail/text.hpp"
+#include "../../ir/render.hpp"
+#include "../region_memory.hpp"
+#include "../resolve_bindings.hpp"
+#include "../workspace_request.hpp"
+#endif
 
 #if defined(STREAMDSL_NVTX)
 #include <nvtx3/nvToolsExt.h>
@@ -42,8 +52,29 @@
 
 namespace streamdsl {
 
+#if defined(__CUDA_ARCH__)
+struct resolved_bindings;  // resolve_bindings.hpp, in the host pass
+#endif
+
 namespace cuda_detail {
 
+// A step as issued: where its regions lie, as a buffer and a byte offset
+// into it (temps' memory is known only per issue), and how many bytes.
+struct step_call {
+  ir::step_code code = ir::step_code::copy;
+  std::int32_t dst = -1, src = -1;  // plan buffers
+  std::size_t dst_offset = 0, src_offset = 0, bytes = 0;
+};
+
+#if defined(__CUDA_ARCH__)
+// Used by the class and by cuda_graph.hpp: declared for the device pass (not
+// inline, which nvcc would warn of), defined for the host pass below.
+void check_caller_events(detail::array_view<cudaEvent_t> waits, detail::array_view<cudaEvent_t> records);
+void* allocate_from_caller(const plan_view& plan, const workspace_allocator& allocator, std::size_t bytes,
+                           cudaStream_t stream);
+template <class Allocate>
+void* allocate_workspace(const plan_view& plan, std::size_t bytes, const char* call, Allocate allocate);
+#else
 [[noreturn, gnu::cold, gnu::noinline]] inline void workspace_unavailable(const plan_view& plan,
                                                                          std::size_t bytes, const char* call,
                                                                          cudaError_t status) {
@@ -154,14 +185,6 @@ inline void* allocate_from_caller(const plan_view& plan, const workspace_allocat
   return where;
 }
 
-// A step as issued: where its regions lie, as a buffer and a byte offset
-// into it (temps' memory is known only per issue), and how many bytes.
-struct step_call {
-  ir::step_code code = ir::step_code::copy;
-  std::int32_t dst = -1, src = -1;  // plan buffers
-  std::size_t dst_offset = 0, src_offset = 0, bytes = 0;
-};
-
 // The steps of a plan, in op order, for one set of bindings.
 inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolved,
                           detail::dyn_array<step_call>& out) {
@@ -202,22 +225,14 @@ inline cudaError_t issue_step(const step_call& step, void* const* ptrs, cudaStre
   return cudaErrorInvalidValue;  // not reached: every step code has its case
 }
 
+#endif  // !defined(__CUDA_ARCH__)
+
 }  // namespace cuda_detail
 
 class cuda_executor {
  public:
   // `main` is the stream the program is launched on (the caller's).
-  explicit cuda_executor(cudaStream_t main = nullptr) : main_(main) {
-    int device = 0;
-    cuda_detail::check(cudaGetDevice(&device), "cudaGetDevice");
-    int max_grid = 0;
-    cuda_detail::check(cudaDeviceGetAttribute(&max_grid, cudaDevAttrMaxGridDimX, device),
-                       "cudaDeviceGetAttribute");
-    // A full grid (one step per thread) streams at memcpy bandwidth; a grid
-    // capped near the SM count does not (bench/tuning.cu).
-    max_blocks_ = max_grid;
-    device_ = device;
-  }
+  explicit cuda_executor(cudaStream_t main = nullptr);
   cuda_executor(const cuda_executor&) = delete;
   cuda_executor& operator=(const cuda_executor&) = delete;
   cudaStream_t main_stream() const { return main_; }
@@ -225,16 +240,7 @@ class cuda_executor {
   // share one). The name is matched against each program's stream slots when
   // it runs; a program without such a slot ignores it. The main slot always
   // runs on the executor's main stream: binding "main" is refused.
-  void bind_stream(detail::string_view slot, cudaStream_t s) {
-    if (slot == ir::main_stream_name)
-      throw error(
-          "streamdsl: bind_stream(\"main\", ...): the main slot runs on the executor's main stream, not on a "
-          "bound one; pass that stream to the constructor (sd::cuda_executor ex(stream)), or launch a "
-          "captured "
-          "graph on it (graph.launch(stream))");
-    user_streams_.push_back({detail::owned_string(slot), s});
-    streams_key_ = nullptr;
-  }
+  void bind_stream(detail::string_view slot, cudaStream_t s);
   long long max_blocks() const { return max_blocks_; }
 
   // Issues the program on the main stream; returns once everything is issued.
@@ -287,39 +293,7 @@ class cuda_executor {
 
     // Checks the caller's buffer for a run that needs `bytes` of workspace:
     // an sd::binding_error, before anything is issued, names what is wrong.
-    void check_workspace_buffer(const plan_view& plan, const workspace_buffer& buffer, std::size_t bytes) {
-      if (bytes == 0) return;
-      using backend_detail::operator<<;
-      const auto fail = [&](auto&& problem) {
-        detail::text msg;
-        msg << "streamdsl: bad workspace: the caller's buffer (sd::workspace_in) " << problem.view()
-            << "; this run needs " << backend_detail::workspace_request{plan, bytes};
-        if (bytes != workspace_too_large)
-          msg << " (plan().workspace_bytes(extents) says how many a run needs)";
-        throw binding_error(msg.view());
-      };
-      if (buffer.data == nullptr) fail(detail::text() << "is null");
-      if (buffer.bytes < bytes)
-        fail(detail::text() << "has " << buffer.bytes << " bytes, too few for "
-                            << (bytes == workspace_too_large ? "a workspace whose size overflows"
-                                                             : "the workspace"));
-      if (reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment != 0)
-        fail(detail::text() << "starts "
-                            << reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment
-                            << " bytes past a " << workspace_slot_alignment
-                            << "-byte boundary; the temps' slots are laid out from one");
-      if (buffer.data == checked_workspace_) return;  // checked for a previous run
-      cudaPointerAttributes attr{};
-      if (cudaPointerGetAttributes(&attr, buffer.data) != cudaSuccess) {
-        (void)cudaGetLastError();
-        attr.type = cudaMemoryTypeUnregistered;
-      }
-      if (attr.type == cudaMemoryTypeUnregistered ||
-          (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
-        fail(detail::text() << "is host memory the GPU cannot reach; pass device memory (cudaMalloc, your "
-                               "allocator's)");
-      checked_workspace_ = buffer.data;
-    }
+    void check_workspace_buffer(const plan_view& plan, const workspace_buffer& buffer, std::size_t bytes);
 
     // Around issue(): what the caller adds to one issue of a program.
     struct issue_options {
@@ -348,185 +322,27 @@ class cuda_executor {
     };
 
     template <class Program>
-    const prepared_run& prepare(binding_list bindings) {
-      constexpr plan_view plan = Program::plan();
-      const void* key = &Program::storage;
-      if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
-      cache_.plan_key = nullptr;  // stays invalid if validation throws
-      const auto resolved = resolve_bindings(plan, bindings);
-      check_memory_spaces(plan, resolved);
-      cache_.bindings.assign(bindings.begin(), bindings.end());
-      cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
-      cache_.params.assign(plan.ir.params.size(), 0);
-      for (std::size_t q = 0; q < cache_.params.size(); ++q)
-        cache_.params[q] = param_bits(plan.ir.params[q].type, *resolved.param_value[q]);
-      cache_.extents.assign(resolved.domain_extent.begin(), resolved.domain_extent.end());
-      cache_.slot_offsets.assign(plan.slots.size(), 0);
-      cache_.workspace_bytes =
-          lay_out_workspace(plan.slots, resolved.domain_extent, cache_.slot_offsets.data());
-      cache_.slot_buffers.clear();
-      for (std::size_t b = 0; b < plan.storage.size(); ++b)
-        if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
-      cuda_detail::lay_out_steps(plan, resolved, cache_.steps);
-      cache_.plan_key = key;
-      return cache_;
-    }
+    const prepared_run& prepare(binding_list bindings);
 
     // Issues the ops of Program on `main` (the main slot's stream for this
-    // issue); `workspace` null means stream-ordered allocation here.
+    // issue); `workspace` null means stream-ordered allocation here. Without
+    // the caller's options (CallerOptions false: no events, no allocator),
+    // nothing of them is compiled.
     template <class Program>
     void issue(const prepared_run& ready, void* workspace, cudaStream_t main) {
       issue_options options;
       options.workspace = workspace;
-      issue<Program>(ready, main, options);
+      issue<Program, false>(ready, main, options);
     }
-    template <class Program>
-    void issue(const prepared_run& ready, cudaStream_t main, const issue_options& options) {
-      constexpr plan_view plan = Program::plan();
-      prepare_streams(plan, main);
-      prepare_events(plan);
-      // A workspace allocated here is freed (stream-ordered, after everything
-      // issued) also when an issue below fails and throws.
-      struct owned_workspace {
-        void* ptr = nullptr;
-        std::size_t bytes = 0;
-        cudaStream_t stream = nullptr;
-        const workspace_allocator* allocator = nullptr;
-        ~owned_workspace() {
-          if (ptr == nullptr) return;
-          if (allocator == nullptr) {
-            (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
-            return;
-          }
-          try {
-            allocator->deallocate(ptr, bytes, stream);
-          } catch (...) {  // already failing: the first error is reported
-          }
-        }
-      } owned{nullptr, ready.workspace_bytes, main, options.allocator};
-      void* ws = options.workspace;
-      if (ws == nullptr && ready.workspace_bytes > 0) {
-        if (options.allocator != nullptr)
-          ws = cuda_detail::allocate_from_caller(plan, *options.allocator, ready.workspace_bytes, main);
-        else
-          ws = cuda_detail::allocate_workspace(
-              plan, ready.workspace_bytes, "cudaMallocFromPoolAsync", [&](void** p) {
-                return cudaMallocFromPoolAsync(p, ready.workspace_bytes, workspace_pool(), main);
-              });
-        owned.ptr = ws;
-      }
-      // The caller's events first: the entry edge, and every side stream with
-      // it, come after them.
-      for (std::size_t i = 0; i < options.waits.size(); ++i) {
-        const cudaError_t status = cudaStreamWaitEvent(main, options.waits[i], options.wait_flags);
-        if (status != cudaSuccess)
-          cuda_detail::check(status, "cudaStreamWaitEvent",
-                             cuda_detail::describe_caller_event("sd::after", i, options.waits.size()).view());
-      }
-      void* const* ptrs = ready.ptrs.data();
-      if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
-        ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
-        for (auto b : ready.slot_buffers)
-          ptrs_[static_cast<std::size_t>(b)] =
-              static_cast<char*>(ws) +
-              ready.slot_offsets[static_cast<std::size_t>(plan.storage[static_cast<std::size_t>(b)])];
-        ptrs = ptrs_.data();
-      }
-      cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
-      constexpr auto& launchers = cuda_detail::launchers<Program>;
-      std::size_t next_step = 0;
-      for (std::size_t i = 0; i < plan.ops.size(); ++i) {
-        const auto& op = plan.ops[i];
-        cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
-        cudaError_t status = cudaSuccess;
-        const char* call = "";
-        switch (op.kind) {
-          case op_kind::kernel:
-#if defined(STREAMDSL_NVTX)
-            nvtxRangePushA(detail::owned_string(cuda_detail::describe_op(plan, i).view()).c_str());
-#endif
-            status = launchers[static_cast<std::size_t>(op.kernel)](ctx, s);
-            call = "kernel launch";
-#if defined(STREAMDSL_NVTX)
-            nvtxRangePop();
-#endif
-            break;
-          case op_kind::step:
-            status = cuda_detail::issue_step(ready.steps[next_step++], ptrs, s, call);
-            break;
-          case op_kind::record:
-            status = cudaEventRecord(events_[i].get(), s);
-            call = "cudaEventRecord";
-            break;
-          case op_kind::wait:
-            status = cudaStreamWaitEvent(s, events_[static_cast<std::size_t>(op.waits_for)].get(), 0);
-            call = "cudaStreamWaitEvent";
-            break;
-        }
-        if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
-      }
-      // The caller's events last, after the exit edge: all of the run is before them.
-      for (std::size_t i = 0; i < options.records.size(); ++i) {
-        const cudaError_t status = cudaEventRecordWithFlags(options.records[i], main, options.record_flags);
-        if (status != cudaSuccess)
-          cuda_detail::check(
-              status, "cudaEventRecord",
-              cuda_detail::describe_caller_event("sd::then_record", i, options.records.size()).view());
-      }
-      if (owned.ptr != nullptr) {
-        owned.ptr = nullptr;
-        if (options.allocator != nullptr)
-          options.allocator->deallocate(ws, ready.workspace_bytes, main);
-        else
-          cuda_detail::check(cudaFreeAsync(ws, main), "cudaFreeAsync", "the temp workspace");
-      }
-    }
+    template <class Program, bool CallerOptions = true>
+    void issue(const prepared_run& ready, cudaStream_t main, const issue_options& options);
 
     // Checks each bound buffer's memory against its declared space (run once
     // per distinct binding set, with the other checks, in prepare()):
     // device buffers need memory the kernels can reach (device or managed),
     // pinned ones page-locked host memory (for asynchronous copies), pageable
     // ones any host memory (pinned and managed too).
-    static void check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved) {
-      using backend_detail::operator<<;
-      backend_detail::problem_list problems;
-      for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
-        if (resolved.buffer_data[b] == nullptr) continue;
-        cudaPointerAttributes attr{};
-        if (cudaPointerGetAttributes(&attr, resolved.buffer_data[b]) != cudaSuccess) {
-          (void)cudaGetLastError();  // not sticky: leave no trace for the caller's own checks
-          attr.type = cudaMemoryTypeUnregistered;
-        }
-        const auto space = plan.ir.buffers[b].space;
-        const bool on_device = attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
-        const bool ok = space == ir::memory_space::device   ? on_device
-                        : space == ir::memory_space::pinned ? attr.type == cudaMemoryTypeHost
-                                                            : attr.type != cudaMemoryTypeDevice;
-        if (ok) continue;
-        const backend_detail::buffer_description what{plan, static_cast<std::int32_t>(b)};
-        const auto name = plan.ir.buffer_name(static_cast<std::int32_t>(b));
-        auto& line = problems.add() << what << " is bound to "
-                                    << (attr.type == cudaMemoryTypeDevice    ? "device memory"
-                                        : attr.type == cudaMemoryTypeHost    ? "pinned host memory"
-                                        : attr.type == cudaMemoryTypeManaged ? "managed memory"
-                                                                             : "pageable host memory")
-                                    << ", but ";
-        if (space == ir::memory_space::device)
-          line << "it is declared in device memory, where kernels read and write it; bind device memory "
-                  "(cudaMalloc, thrust::device_vector), or declare it in host memory (sd::pinned) and copy "
-                  "it to a device buffer with sd::copy";
-        else if (space == ir::memory_space::pinned && attr.type != cudaMemoryTypeDevice)
-          line << "it is declared sd::pinned, so that copies of it are asynchronous; allocate it with "
-                  "cudaMallocHost, or page-lock it with cudaHostRegister, or declare it sd::pageable";
-        else
-          line << "it is declared in " << ir::memory_name(space) << "; bind "
-               << (space == ir::memory_space::pinned ? "page-locked host memory (cudaMallocHost)"
-                                                     : "host memory")
-               << ", or declare it in device memory (p." << ir::name_of(plan.ir.buffers[b].kind) << "<"
-               << name_of(plan.ir.buffers[b].type) << ">(\"" << name << "\"))";
-      }
-      problems.throw_if_any();
-    }
+    static void check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved);
 
    private:
     // Options gathered into the executor's own event lists (no allocation once
@@ -554,79 +370,15 @@ class cuda_executor {
       issue<Program>(ready, main_, options);
     }
 
-    static unsigned long long param_bits(dtype t, const binding& b) {
-      const unsigned char* v = b.value_bytes();
-      auto read = [v]<class T>(T) {
-        T x;
-        std::memcpy(&x, v, sizeof(T));
-        return x;
-      };
-      switch (t) {
-        case dtype::boolean: return read(bool{}) ? 1 : 0;
-        case dtype::int32:
-          return static_cast<unsigned long long>(static_cast<long long>(read(std::int32_t{})));
-        case dtype::int64: return static_cast<unsigned long long>(read(std::int64_t{}));
-        case dtype::float32: {
-          const double d = read(float{});
-          return std::bit_cast<unsigned long long>(d);
-        }
-        case dtype::float64: return std::bit_cast<unsigned long long>(read(double{}));
-        default: {  // 16-bit floats: widen to double (exact) from their bits
-          std::uint16_t raw;
-          std::memcpy(&raw, v, 2);
-          const float f =
-              t == dtype::float16 ? detail::half_bits_to_float(raw) : detail::bfloat16_bits_to_float(raw);
-          return std::bit_cast<unsigned long long>(static_cast<double>(f));
-        }
-      }
-    }
+    static unsigned long long param_bits(dtype t, const binding& b);
 
-    static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b) {
-      if (a.size() != b.size()) return false;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        const auto &x = a[i], &y = b[i];
-        if (x.name() != y.name() || x.type() != y.type() || x.is_param() != y.is_param() ||
-            x.is_family() != y.is_family() || x.read_only() != y.read_only() || x.size() != y.size())
-          return false;
-        if (x.is_family()) {  // same member count (size()): compare the members
-          for (std::size_t m = 0; m < x.size(); ++m)
-            if (x.members()[m].data != y.members()[m].data || x.members()[m].count != y.members()[m].count)
-              return false;
-          continue;
-        }
-        if (x.is_param() ? std::memcmp(x.value_bytes(), y.value_bytes(), size_of(x.type())) != 0
-                         : x.data() != y.data())
-          return false;
-      }
-      return true;
-    }
+    static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b);
 
-    void prepare_streams(const plan_view& plan, cudaStream_t main) {
-      if (streams_key_ == plan.ops.data() && streams_main_ == main) return;  // same plan, same streams
-      streams_key_ = nullptr;
-      slot_streams_.assign(plan.ir.streams.size(), main);
-      std::size_t next_pool = 0;
-      for (std::size_t s = 1; s < plan.ir.streams.size(); ++s) {
-        const auto name = plan.ir.stream_name(static_cast<std::int32_t>(s));
-        bool bound = false;
-        for (const auto& user : user_streams_)
-          if (user.slot.view() == name) {
-            slot_streams_[s] = user.stream;
-            bound = true;
-          }
-        if (bound) continue;
-        if (next_pool == pool_.size()) pool_.push_back(cuda_detail::new_stream());
-        slot_streams_[s] = pool_[next_pool++].get();
-      }
-      streams_key_ = plan.ops.data();
-      streams_main_ = main;
-    }
+    void prepare_streams(const plan_view& plan, cudaStream_t main);
 
     // One event per record op, reused across runs (a wait captures the event's
     // state when it is issued, so re-recording later is safe).
-    void prepare_events(const plan_view& plan) {
-      while (events_.size() < plan.ops.size()) events_.push_back(cuda_detail::new_event());
-    }
+    void prepare_events(const plan_view& plan);
 
     cudaStream_t main_;
     long long max_blocks_ = 0;
@@ -636,10 +388,7 @@ class cuda_executor {
     };
     // The pool run() workspaces come from, made at the first run that needs
     // one; it keeps freed memory for the next run (cuda_handles.hpp).
-    cudaMemPool_t workspace_pool() {
-      if (!workspace_pool_) workspace_pool_ = cuda_detail::new_caching_pool(device_);
-      return workspace_pool_.get();
-    }
+    cudaMemPool_t workspace_pool();
 
     detail::dyn_array<user_stream> user_streams_;
     detail::dyn_array<cuda_detail::owned_stream> pool_;
@@ -654,6 +403,339 @@ class cuda_executor {
     detail::dyn_array<cudaEvent_t> waits_, records_;  // the run options' events, per run
     const void* checked_workspace_ = nullptr;         // the caller's workspace last found on the device
 };
+
+#if defined(__CUDA_ARCH__)
+// The device pass: a run of Program launches its kernels; instantiating them
+// is all this pass needs of it.
+template <class Program, bool CallerOptions>
+void cuda_executor::issue(const prepared_run&, cudaStream_t, const issue_options&) {
+  (void)cuda_detail::launchers<Program>;
+}
+#else
+inline cuda_executor::cuda_executor(cudaStream_t main) : main_(main) {
+  int device = 0;
+  cuda_detail::check(cudaGetDevice(&device), "cudaGetDevice");
+  int max_grid = 0;
+  cuda_detail::check(cudaDeviceGetAttribute(&max_grid, cudaDevAttrMaxGridDimX, device),
+                     "cudaDeviceGetAttribute");
+  // A full grid (one step per thread) streams at memcpy bandwidth; a grid
+  // capped near the SM count does not (bench/tuning.cu).
+  max_blocks_ = max_grid;
+  device_ = device;
+}
+
+inline void cuda_executor::bind_stream(detail::string_view slot, cudaStream_t s) {
+  if (slot == ir::main_stream_name)
+    throw error(
+        "streamdsl: bind_stream(\"main\", ...): the main slot runs on the executor's main stream, not on a "
+        "bound one; pass that stream to the constructor (sd::cuda_executor ex(stream)), or launch a "
+        "captured "
+        "graph on it (graph.launch(stream))");
+  user_streams_.push_back({detail::owned_string(slot), s});
+  streams_key_ = nullptr;
+}
+
+inline void cuda_executor::check_workspace_buffer(const plan_view& plan, const workspace_buffer& buffer,
+                                                  std::size_t bytes) {
+  if (bytes == 0) return;
+  using backend_detail::operator<<;
+  const auto fail = [&](auto&& problem) {
+    detail::text msg;
+    msg << "streamdsl: bad workspace: the caller's buffer (sd::workspace_in) " << problem.view()
+        << "; this run needs " << backend_detail::workspace_request{plan, bytes};
+    if (bytes != workspace_too_large) msg << " (plan().workspace_bytes(extents) says how many a run needs)";
+    throw binding_error(msg.view());
+  };
+  if (buffer.data == nullptr) fail(detail::text() << "is null");
+  if (buffer.bytes < bytes)
+    fail(detail::text() << "has " << buffer.bytes << " bytes, too few for "
+                        << (bytes == workspace_too_large ? "a workspace whose size overflows"
+                                                         : "the workspace"));
+  if (reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment != 0)
+    fail(detail::text() << "starts "
+                        << reinterpret_cast<std::uintptr_t>(buffer.data) % workspace_slot_alignment
+                        << " bytes past a " << workspace_slot_alignment
+                        << "-byte boundary; the temps' slots are laid out from one");
+  if (buffer.data == checked_workspace_) return;  // checked for a previous run
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, buffer.data) != cudaSuccess) {
+    (void)cudaGetLastError();
+    attr.type = cudaMemoryTypeUnregistered;
+  }
+  if (attr.type == cudaMemoryTypeUnregistered ||
+      (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr))
+    fail(detail::text() << "is host memory the GPU cannot reach; pass device memory (cudaMalloc, your "
+                           "allocator's)");
+  checked_workspace_ = buffer.data;
+}
+
+template <class Program>
+const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings) {
+  constexpr plan_view plan = Program::plan();
+  const void* key = &Program::storage;
+  if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
+  cache_.plan_key = nullptr;  // stays invalid if validation throws
+  const auto resolved = resolve_bindings(plan, bindings);
+  check_memory_spaces(plan, resolved);
+  cache_.bindings.assign(bindings.begin(), bindings.end());
+  cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
+  cache_.params.assign(plan.ir.params.size(), 0);
+  for (std::size_t q = 0; q < cache_.params.size(); ++q)
+    cache_.params[q] = param_bits(plan.ir.params[q].type, *resolved.param_value[q]);
+  cache_.extents.assign(resolved.domain_extent.begin(), resolved.domain_extent.end());
+  cache_.slot_offsets.assign(plan.slots.size(), 0);
+  cache_.workspace_bytes = lay_out_workspace(plan.slots, resolved.domain_extent, cache_.slot_offsets.data());
+  cache_.slot_buffers.clear();
+  for (std::size_t b = 0; b < plan.storage.size(); ++b)
+    if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
+  if constexpr (plan.step_count() > 0) cuda_detail::lay_out_steps(plan, resolved, cache_.steps);
+  cache_.plan_key = key;
+  return cache_;
+}
+
+template <class Program, bool CallerOptions>
+void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const issue_options& options) {
+  constexpr plan_view plan = Program::plan();
+  // What a plan has none of is not compiled (nvcc's host pass emits every
+  // function a run may call).
+  constexpr bool has_slots = plan.slot_count() > 0, has_steps = plan.step_count() > 0;
+  prepare_streams(plan, main);
+  prepare_events(plan);
+  // A workspace allocated here is freed (stream-ordered, after everything
+  // issued) also when an issue below fails and throws.
+  struct owned_workspace {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+    cudaStream_t stream = nullptr;
+    const workspace_allocator* allocator = nullptr;
+    ~owned_workspace() {
+      if (ptr == nullptr) return;
+      if constexpr (CallerOptions) {
+        if (allocator != nullptr) {
+          try {
+            allocator->deallocate(ptr, bytes, stream);
+          } catch (...) {  // already failing: the first error is reported
+          }
+          return;
+        }
+      }
+      (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
+    }
+    // Gives the workspace back once everything is issued; a failure throws.
+    void release() {
+      void* const p = ptr;
+      ptr = nullptr;
+      if constexpr (CallerOptions) {
+        if (allocator != nullptr) {
+          allocator->deallocate(p, bytes, stream);
+          return;
+        }
+      }
+      cuda_detail::check(cudaFreeAsync(p, stream), "cudaFreeAsync", "the temp workspace");
+    }
+  } owned{nullptr, ready.workspace_bytes, main, options.allocator};
+  void* ws = options.workspace;
+  if constexpr (has_slots) {
+    if (ws == nullptr && ready.workspace_bytes > 0) {
+      if constexpr (CallerOptions) {
+        if (options.allocator != nullptr)
+          ws = cuda_detail::allocate_from_caller(plan, *options.allocator, ready.workspace_bytes, main);
+      }
+      if (ws == nullptr)
+        ws = cuda_detail::allocate_workspace(
+            plan, ready.workspace_bytes, "cudaMallocFromPoolAsync", [&](void** p) {
+              return cudaMallocFromPoolAsync(p, ready.workspace_bytes, workspace_pool(), main);
+            });
+      owned.ptr = ws;
+    }
+  }
+  // The caller's events first: the entry edge, and every side stream with
+  // it, come after them.
+  if constexpr (CallerOptions)
+    for (std::size_t i = 0; i < options.waits.size(); ++i) {
+      const cudaError_t status = cudaStreamWaitEvent(main, options.waits[i], options.wait_flags);
+      if (status != cudaSuccess)
+        cuda_detail::check(status, "cudaStreamWaitEvent",
+                           cuda_detail::describe_caller_event("sd::after", i, options.waits.size()).view());
+    }
+  void* const* ptrs = ready.ptrs.data();
+  if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
+    ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
+    for (auto b : ready.slot_buffers)
+      ptrs_[static_cast<std::size_t>(b)] =
+          static_cast<char*>(ws) +
+          ready.slot_offsets[static_cast<std::size_t>(plan.storage[static_cast<std::size_t>(b)])];
+    ptrs = ptrs_.data();
+  }
+  cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
+  constexpr auto& launchers = cuda_detail::launchers<Program>;
+  [[maybe_unused]] std::size_t next_step = 0;  // used when the plan has steps
+  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+    const auto& op = plan.ops[i];
+    cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
+    cudaError_t status = cudaSuccess;
+    const char* call = "";
+    switch (op.kind) {
+      case op_kind::kernel:
+#if defined(STREAMDSL_NVTX)
+        nvtxRangePushA(detail::owned_string(cuda_detail::describe_op(plan, i).view()).c_str());
+#endif
+        status = launchers[static_cast<std::size_t>(op.kernel)](ctx, s);
+        call = "kernel launch";
+#if defined(STREAMDSL_NVTX)
+        nvtxRangePop();
+#endif
+        break;
+      case op_kind::step:
+        if constexpr (has_steps) status = cuda_detail::issue_step(ready.steps[next_step++], ptrs, s, call);
+        break;
+      case op_kind::record:
+        status = cudaEventRecord(events_[i].get(), s);
+        call = "cudaEventRecord";
+        break;
+      case op_kind::wait:
+        status = cudaStreamWaitEvent(s, events_[static_cast<std::size_t>(op.waits_for)].get(), 0);
+        call = "cudaStreamWaitEvent";
+        break;
+    }
+    if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
+  }
+  // The caller's events last, after the exit edge: all of the run is before them.
+  if constexpr (CallerOptions)
+    for (std::size_t i = 0; i < options.records.size(); ++i) {
+      const cudaError_t status = cudaEventRecordWithFlags(options.records[i], main, options.record_flags);
+      if (status != cudaSuccess)
+        cuda_detail::check(
+            status, "cudaEventRecord",
+            cuda_detail::describe_caller_event("sd::then_record", i, options.records.size()).view());
+    }
+  if (owned.ptr != nullptr) owned.release();
+}
+
+inline void cuda_executor::check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved) {
+  using backend_detail::operator<<;
+  backend_detail::problem_list problems;
+  for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
+    if (resolved.buffer_data[b] == nullptr) continue;
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, resolved.buffer_data[b]) != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky: leave no trace for the caller's own checks
+      attr.type = cudaMemoryTypeUnregistered;
+    }
+    const auto space = plan.ir.buffers[b].space;
+    const bool on_device = attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+    const bool ok = space == ir::memory_space::device   ? on_device
+                    : space == ir::memory_space::pinned ? attr.type == cudaMemoryTypeHost
+                                                        : attr.type != cudaMemoryTypeDevice;
+    if (ok) continue;
+    const backend_detail::buffer_description what{plan, static_cast<std::int32_t>(b)};
+    const auto name = plan.ir.buffer_name(static_cast<std::int32_t>(b));
+    auto& line = problems.add() << what << " is bound to "
+                                << (attr.type == cudaMemoryTypeDevice    ? "device memory"
+                                    : attr.type == cudaMemoryTypeHost    ? "pinned host memory"
+                                    : attr.type == cudaMemoryTypeManaged ? "managed memory"
+                                                                         : "pageable host memory")
+                                << ", but ";
+    if (space == ir::memory_space::device)
+      line << "it is declared in device memory, where kernels read and write it; bind device memory "
+              "(cudaMalloc, thrust::device_vector), or declare it in host memory (sd::pinned) and copy "
+              "it to a device buffer with sd::copy";
+    else if (space == ir::memory_space::pinned && attr.type != cudaMemoryTypeDevice)
+      line << "it is declared sd::pinned, so that copies of it are asynchronous; allocate it with "
+              "cudaMallocHost, or page-lock it with cudaHostRegister, or declare it sd::pageable";
+    else
+      line << "it is declared in " << ir::memory_name(space) << "; bind "
+           << (space == ir::memory_space::pinned ? "page-locked host memory (cudaMallocHost)" : "host memory")
+           << ", or declare it in device memory (p." << ir::name_of(plan.ir.buffers[b].kind) << "<"
+           << name_of(plan.ir.buffers[b].type) << ">(\"" << name << "\"))";
+  }
+  problems.throw_if_any();
+}
+
+inline unsigned long long cuda_executor::param_bits(dtype t, const binding& b) {
+  const unsigned char* v = b.value_bytes();
+  double d = 0;  // a floating value, widened (exactly)
+  switch (t) {
+    case dtype::boolean: return v[0] != 0 ? 1 : 0;
+    case dtype::int32: {
+      std::int32_t x;
+      std::memcpy(&x, v, sizeof x);
+      return static_cast<unsigned long long>(static_cast<long long>(x));
+    }
+    case dtype::int64: {
+      std::int64_t x;
+      std::memcpy(&x, v, sizeof x);
+      return static_cast<unsigned long long>(x);
+    }
+    case dtype::float32: {
+      float x;
+      std::memcpy(&x, v, sizeof x);
+      d = x;
+      break;
+    }
+    case dtype::float64: std::memcpy(&d, v, sizeof d); break;
+    default: {  // 16-bit floats: from their bits
+      std::uint16_t raw;
+      std::memcpy(&raw, v, sizeof raw);
+      d = t == dtype::float16 ? detail::half_bits_to_float(raw) : detail::bfloat16_bits_to_float(raw);
+      break;
+    }
+  }
+  unsigned long long bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
+}
+
+inline bool cuda_executor::same_bindings(const detail::dyn_array<binding>& a, binding_list b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto &x = a[i], &y = b[i];
+    if (x.name() != y.name() || x.type() != y.type() || x.is_param() != y.is_param() ||
+        x.is_family() != y.is_family() || x.read_only() != y.read_only() || x.size() != y.size())
+      return false;
+    if (x.is_family()) {  // same member count (size()): compare the members
+      for (std::size_t m = 0; m < x.size(); ++m)
+        if (x.members()[m].data != y.members()[m].data || x.members()[m].count != y.members()[m].count)
+          return false;
+      continue;
+    }
+    if (x.is_param() ? std::memcmp(x.value_bytes(), y.value_bytes(), size_of(x.type())) != 0
+                     : x.data() != y.data())
+      return false;
+  }
+  return true;
+}
+
+inline void cuda_executor::prepare_streams(const plan_view& plan, cudaStream_t main) {
+  if (streams_key_ == plan.ops.data() && streams_main_ == main) return;  // same plan, same streams
+  streams_key_ = nullptr;
+  slot_streams_.assign(plan.ir.streams.size(), main);
+  std::size_t next_pool = 0;
+  for (std::size_t s = 1; s < plan.ir.streams.size(); ++s) {
+    const auto name = plan.ir.stream_name(static_cast<std::int32_t>(s));
+    bool bound = false;
+    for (const auto& user : user_streams_)
+      if (user.slot.view() == name) {
+        slot_streams_[s] = user.stream;
+        bound = true;
+      }
+    if (bound) continue;
+    if (next_pool == pool_.size()) pool_.push_back(cuda_detail::new_stream());
+    slot_streams_[s] = pool_[next_pool++].get();
+  }
+  streams_key_ = plan.ops.data();
+  streams_main_ = main;
+}
+
+inline void cuda_executor::prepare_events(const plan_view& plan) {
+  while (events_.size() < plan.ops.size()) events_.push_back(cuda_detail::new_event());
+}
+
+inline cudaMemPool_t cuda_executor::workspace_pool() {
+  if (!workspace_pool_) workspace_pool_ = cuda_detail::new_caching_pool(device_);
+  return workspace_pool_.get();
+}
+#endif  // !defined(__CUDA_ARCH__)
 
 }  // namespace streamdsl
 #endif  // STREAMDSL_CXX20

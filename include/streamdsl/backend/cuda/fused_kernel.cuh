@@ -13,34 +13,56 @@
 // small types, not on the pack: a helper templated on the pack carries all of
 // it in its name, and nvcc's front end and NVVM pay for every character of
 // every such name.
+//
+// Only nvcc's device pass (cicc, __CUDA_ARCH__ defined) compiles kernel
+// bodies: the host pass (cudafe++, then the host compiler) needs of a kernel
+// its signature, to launch it, and would parse the device helpers for nothing.
+// They, and the kernel's body, are for the device pass alone.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <utility>
 
 #include "../../ir/dtype.hpp"
-#include "../element_ops.hpp"
 #include "kernel_encoding.hpp"
+#if defined(__CUDA_ARCH__)
+#include "../element_ops.hpp"
+#endif
 
 namespace streamdsl::cuda_detail {
 
+// How many elements a launch iterates and where its vector path starts.
+struct launch_shape {
+  long long n = 0;
+  int aligned = 0;  // every moved pointer 16-byte aligned at element `head`: the vector path may be used
+  int head = 0;     // elements before the first vector step (< vec, <= n; 0 unless aligned)
+};
+
+// Kernel arguments: one pointer per local buffer (at its region's first
+// element), param values as bit patterns, the shape (one struct, so that the
+// host lays it out without knowing the kernel: kernel_table.hpp).
+template <int Buffers, int Params>
+struct kernel_args {
+  void* ptr[Buffers > 0 ? Buffers : 1];
+  unsigned long long param_bits[Params > 0 ? Params : 1];
+  launch_shape shape;
+};
+
+// Each thread takes `vec` consecutive elements per step, `Unroll` steps a
+// grid stride apart per iteration. bench/tuning.cu measured the choices on an
+// H200 (bench/results_tuning_2026-11-30.log): a grid with one step per thread
+// reaches memcpy bandwidth (98-101%) whatever the unroll, while a capped
+// grid-stride loop stays near 91%; so the executor launches a full grid and
+// Unroll only matters past the grid's size limit.
+inline constexpr int default_unroll = 1;
+
+#if defined(__CUDA_ARCH__)
 namespace element = ::streamdsl::detail::element;
 
 template <int... Code>
 struct kernel_code {
   static constexpr int code[] = {Code...};
   static constexpr pack_view pack{code};
-};
-
-// Kernel arguments: one pointer per local buffer (at its region's first
-// element), param values as bit patterns.
-template <int Buffers, int Params>
-struct kernel_args {
-  void* ptr[Buffers > 0 ? Buffers : 1];
-  unsigned long long param_bits[Params > 0 ? Params : 1];
-  long long n;
-  int aligned;  // every moved pointer 16-byte aligned at element `head`: the vector path may be used
-  int head;     // elements before the first vector step (< vec, <= n; 0 unless aligned)
 };
 
 template <int D>
@@ -299,30 +321,25 @@ __device__ __forceinline__ void full_steps(const Args& args, long long base, lon
   (Buffers::template move<false, true, Vec>(c[U], args, base + U * step), ...);
 }
 
-// Each thread takes `vec` consecutive elements per step, `Unroll` steps a
-// grid stride apart per iteration. bench/tuning.cu measured the choices on an
-// H200 (bench/results_tuning_2026-11-30.log): a grid with one step per thread
-// reaches memcpy bandwidth (98-101%) whatever the unroll, while a capped
-// grid-stride loop stays near 91%; so the executor launches a full grid and
-// Unroll only matters past the grid's size limit.
-inline constexpr int default_unroll = 1;
+#endif  // defined(__CUDA_ARCH__)
 
 // Buffers and Params repeat the pack's header: the host (which launches the
 // kernel) gets its argument type without decoding the pack.
 template <int Unroll, int Buffers, int Params, int... Code>
 __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
+#if defined(__CUDA_ARCH__)
   using K = kernel_types<kernel_code<Code...>>;
   using buffers = typename K::buffers;
   using statements = typename K::statements;
   constexpr int vec = K::vec;
   const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long head = args.head;
+  const long long head = args.shape.head;
   long long scalar_begin = 0;
-  if (args.aligned) {
+  if (args.shape.aligned) {
     using cells = typename K::template cells<vec>;
     const long long step = threads * vec;
-    const long long full_end = head + (args.n - head) / vec * vec;
+    const long long full_end = head + (args.shape.n - head) / vec * vec;
     long long base = head + thread * vec;
     if constexpr (Unroll > 1)
       for (; base + (Unroll - 1) * step < full_end; base += Unroll * step)
@@ -341,7 +358,7 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
   // vector path's (only element 0 is used, the rest is never touched and
   // takes no register), so each statement's evaluation is instantiated once
   // for both paths: 12% of cicc's time on the 200-statement benchmark.
-  const long long scalar_count = head + (args.n - scalar_begin);
+  const long long scalar_count = head + (args.shape.n - scalar_begin);
   for (long long j = thread; j < scalar_count; j += threads) {
     const long long i = j < head ? j : scalar_begin + (j - head);
     typename K::template cells<vec> c;
@@ -349,6 +366,9 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
     statements::run(c, args, 0);
     buffers::template move<false, false, 1>(c, args, i);
   }
+#else
+  (void)args;
+#endif
 }
 
 }  // namespace streamdsl::cuda_detail

@@ -24,6 +24,16 @@ struct launch_context {
 
 using launch_fn = cudaError_t (*)(const launch_context&, cudaStream_t);
 
+// What the launch of one kernel reads of its encoding (kernel_pack's data).
+struct kernel_launch_info {
+  const int* code;          // the pack
+  const int* buffer_ids;    // per local buffer: its plan buffer
+  const int* buffer_parts;  // per local buffer: its chunk (0: the whole buffer)
+  const int* param_ids;     // per local param: its plan param
+  int domain;               // the kernel's domain (-1: one element)
+  int parts;                // chunks of the domain the kernel iterates one of
+};
+
 // A kernel's encoding, computed once per kernel (each walk over the plan is
 // paid by cudafe++, cicc and the host compiler alike).
 template <class Program, std::size_t K>
@@ -34,76 +44,82 @@ struct kernel_pack {
   static constexpr int params = static_cast<int>(shape.params);
   static constexpr encoded_kernel<shape.code_size, shape.buffers, shape.params> encoded =
       encode<shape.code_size, shape.buffers, shape.params>(plan, K);
+  static constexpr kernel_launch_info info{encoded.code,      encoded.buffer_ids, encoded.buffer_parts,
+                                           encoded.param_ids, shape.domain,       shape.parts};
 };
 
 inline constexpr int threads_per_block = 256;
 
-// How many elements a launch iterates and where its vector path starts.
-struct launch_shape {
-  long long n = 0;
-  int aligned = 0;
-  int head = 0;
-};
-
-// Sets `ptr`, one pointer per local buffer of the kernel `code` (plan
-// buffer ids[b], chunk parts_of[b] of `parts` of `domain`): a chunk's at its
-// first element. Not a template, so nvcc's front ends see it once for all
-// kernels; and it reads nothing of the plan at run time (indexing a plan's
-// arrays there makes nvcc emit the whole plan).
-inline launch_shape lay_out_launch(const launch_context& ctx, pack_view code, const int* ids,
-                                   const int* parts_of, int domain, int parts, void** ptr) {
+#if defined(__CUDA_ARCH__)
+// Declared for nvcc's device pass (which compiles no host code), defined for the host pass.
+cudaError_t launch_fused(const launch_context& ctx, cudaStream_t stream, const kernel_launch_info& kernel,
+                         void** ptr, unsigned long long* param_bits, launch_shape& shape, void* args,
+                         const void* entry);
+#else
+// Launches the kernel `entry` whose arguments `args` (a kernel_args) hold
+// `ptr`, `param_bits` and `shape`: sets one pointer per local buffer (plan
+// buffer kernel.buffer_ids[b], chunk buffer_parts[b] of `parts` of `domain`;
+// a chunk's at its first element), the params and the shape. Not a template,
+// so that nvcc's front ends see it once for all kernels, and each kernel adds
+// only a call of it; and it reads nothing of the plan at run time (indexing a
+// plan's arrays there makes nvcc emit the whole plan).
+inline cudaError_t launch_fused(const launch_context& ctx, cudaStream_t stream,
+                                const kernel_launch_info& kernel, void** ptr, unsigned long long* param_bits,
+                                launch_shape& shape, void* args, const void* entry) {
+  const pack_view code{kernel.code};
   // A kernel has one shape: a chunk's buffer is over the kernel's domain.
-  const auto extent = domain < 0 ? std::size_t{1} : static_cast<std::size_t>(ctx.extents[domain]);
+  const auto extent =
+      kernel.domain < 0 ? std::size_t{1} : static_cast<std::size_t>(ctx.extents[kernel.domain]);
   unsigned heads = all_heads(code.vec());
   for (int b = 0; b < code.buffer_count(); ++b) {
     const auto element = size_of(code.buffer_type(b));
-    auto* base = static_cast<char*>(ctx.buffer_ptrs[ids[b]]);
-    if (parts_of[b] != 0 && base != nullptr)
-      base += ir::elements_of({ids[b], parts_of[b], parts}, extent).first * element;
+    auto* base = static_cast<char*>(ctx.buffer_ptrs[kernel.buffer_ids[b]]);
+    if (kernel.buffer_parts[b] != 0 && base != nullptr)
+      base += ir::elements_of({kernel.buffer_ids[b], kernel.buffer_parts[b], kernel.parts}, extent).first *
+              element;
     ptr[b] = base;
     // Registers and broadcast values take no part in the vector path.
     const int flags = code.buffer_flags(b);
     if ((flags & (buffer_flag::load | buffer_flag::store)) != 0 && (flags & buffer_flag::broadcast) == 0)
       heads &= vector_heads(reinterpret_cast<std::uintptr_t>(base), element, code.vec());
   }
-  launch_shape out;
-  out.n = static_cast<long long>(extent) / parts;
+  for (int q = 0; q < code.param_count(); ++q) param_bits[q] = ctx.param_bits[kernel.param_ids[q]];
+  shape.n = static_cast<long long>(extent) / kernel.parts;
   const int head = first_head(heads);
-  out.aligned = head >= 0 && head <= out.n ? 1 : 0;
-  out.head = out.aligned != 0 ? head : 0;
-  return out;
-}
-
-template <class Program, std::size_t K, int Unroll, std::size_t... I>
-cudaError_t launch_kernel(const launch_context& ctx, cudaStream_t stream, std::index_sequence<I...>) {
-  using pack = kernel_pack<Program, K>;
-  kernel_args<pack::buffers, pack::params> args{};
-  const auto launched =
-      lay_out_launch(ctx, pack_view{pack::encoded.code}, pack::encoded.buffer_ids, pack::encoded.buffer_parts,
-                     pack::shape.domain, pack::shape.parts, args.ptr);
-  args.n = launched.n;
-  args.aligned = launched.aligned;
-  args.head = launched.head;
-  if constexpr (pack::params > 0)
-    for (std::size_t q = 0; q < pack::shape.params; ++q)
-      args.param_bits[q] = ctx.param_bits[pack::encoded.param_ids[q]];
-  constexpr pack_view code{pack::encoded.code};
-  if (args.n == 0) return cudaSuccess;
+  shape.aligned = head >= 0 && head <= shape.n ? 1 : 0;
+  shape.head = shape.aligned != 0 ? head : 0;
+  if (shape.n == 0) return cudaSuccess;
   const long long per_block = static_cast<long long>(threads_per_block) * code.vec();
-  long long blocks = (args.n + per_block - 1) / per_block;
+  long long blocks = (shape.n + per_block - 1) / per_block;
   if (blocks > ctx.max_blocks) blocks = ctx.max_blocks;
   // cudaLaunchKernel reports launch errors itself (no cudaGetLastError, which
   // would also pick up unrelated earlier errors).
-  void* params[] = {&args};
-  return cudaLaunchKernel(reinterpret_cast<const void*>(
-                              &fused_kernel<Unroll, pack::buffers, pack::params, pack::encoded.code[I]...>),
-                          dim3(static_cast<unsigned>(blocks)), dim3(threads_per_block), params, 0, stream);
+  void* params[] = {args};
+  return cudaLaunchKernel(entry, dim3(static_cast<unsigned>(blocks)), dim3(threads_per_block), params, 0,
+                          stream);
 }
+#endif  // !defined(__CUDA_ARCH__)
+
+// Kernel K of Program with `Unroll` steps per iteration: the function that
+// launches it is all a kernel adds to the host code (its pack's integers,
+// I..., are template arguments of fused_kernel).
+template <class Program, std::size_t K, int Unroll,
+          class I = std::make_index_sequence<kernel_pack<Program, K>::shape.code_size>>
+struct kernel_entry;
+template <class Program, std::size_t K, int Unroll, std::size_t... I>
+struct kernel_entry<Program, K, Unroll, std::index_sequence<I...>> {
+  static cudaError_t launch(const launch_context& ctx, cudaStream_t stream) {
+    using pack = kernel_pack<Program, K>;
+    kernel_args<pack::buffers, pack::params> args{};
+    return launch_fused(ctx, stream, pack::info, args.ptr, args.param_bits, args.shape, &args,
+                        reinterpret_cast<const void*>(
+                            &fused_kernel<Unroll, pack::buffers, pack::params, pack::encoded.code[I]...>));
+  }
+};
 
 template <class Program, std::size_t K, int Unroll = default_unroll>
 cudaError_t launch(const launch_context& ctx, cudaStream_t stream) {
-  return launch_kernel<Program, K, Unroll>(
-      ctx, stream, std::make_index_sequence<kernel_pack<Program, K>::shape.code_size>{});
+  return kernel_entry<Program, K, Unroll>::launch(ctx, stream);
 }
 
 // CUDA's 16-bit float types are only declared by streamdsl (ir/dtype.hpp);
@@ -129,7 +145,7 @@ constexpr detail::fixed_array<launch_fn, sizeof...(K)> make_launchers(std::index
       !Program::plan().uses_type(dtype::bfloat16) || defined_for<__nv_bfloat16, Program>,
       "streamdsl: this program computes with __nv_bfloat16: #include <cuda_bf16.h> in this file "
       "(streamdsl only declares __nv_bfloat16; its header costs every translation unit ~0.3 s under nvcc)");
-  return {&launch<Program, K>...};
+  return {&kernel_entry<Program, K, default_unroll>::launch...};
 }
 
 // The launch function of every kernel of Program's plan, by kernel index.
