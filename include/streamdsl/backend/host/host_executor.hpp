@@ -15,7 +15,6 @@
 #include <cstring>
 #include <new>
 #include <optional>
-#include <vector>
 
 #include "../../plan/plan_view.hpp"
 #include "../bindings.hpp"
