@@ -32,9 +32,29 @@ struct loop_list {
 
   loop_key at[capacity]{};
   std::size_t count = 0;
+  // Per slot (slot_of), 1 + where its key is in `at`, or 0: a node's keys are
+  // found without a search through the list.
+  unsigned short position[capacity]{};
 
+  static constexpr std::size_t slot_of(const loop_key& k) {
+    const auto type = static_cast<std::size_t>(k.type);
+    switch (k.kind) {
+      case loop_kind::convert: return type * type_slots + static_cast<std::size_t>(k.from);
+      case loop_kind::fill: return type_slots * type_slots + type;
+      case loop_kind::broadcast: return type_slots * type_slots + type_slots + type;
+      case loop_kind::where: return type_slots * type_slots + 2 * type_slots + type;
+      default: return (3 + type_slots + static_cast<std::size_t>(k.code)) * type_slots + type;
+    }
+  }
   constexpr void add(const loop_key& k) {
-    for (std::size_t i = 0; i < count; ++i)
+    auto& p = position[slot_of(k)];
+    if (p == 0) {
+      at[count++] = k;
+      p = static_cast<unsigned short>(count);
+      return;
+    }
+    if (at[p - 1] == k) return;
+    for (std::size_t i = 0; i < count; ++i)  // a slot shared by two keys: not by any key a plan asks for
       if (at[i] == k) return;
     at[count++] = k;
   }
