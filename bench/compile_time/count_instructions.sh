@@ -22,7 +22,7 @@ fi
 args=$(g++ -std=c++20 $flags -fconstexpr-ops-limit=4294967296 -I"$inc" "$unit" -### 2>&1 |
   grep cc1plus | sed 's/^ *//' | cut -d' ' -f2- | tr -d '"')
 # With -c the driver names a temporary assembler file for cc1plus: write it here.
-if [ "$mode" = codegen ]; then args=$(echo "$args" | sed "s| -o [^ ]*\$| -o $work/unit.s|"); fi
+if [ "$mode" = codegen ]; then args="${args% -o *} -o $work/unit.s"; fi
 # shellcheck disable=SC2086  # the driver's arguments, split as it wrote them
 valgrind --tool=callgrind --callgrind-out-file="$work/out" "$cc1" $args -quiet >/dev/null 2>"$work/log"
 grep -o "Collected : [0-9]*" "$work/log" | awk '{print $3}'
