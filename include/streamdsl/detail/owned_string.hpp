@@ -16,7 +16,7 @@ class owned_string {
   owned_string() = default;
   explicit owned_string(string_view s) {
     chars_.reserve(s.size() + 1);
-    for (char c : s) chars_.push_back(c);
+    chars_.append(s.data(), s.size());
     chars_.push_back('\0');
   }
 

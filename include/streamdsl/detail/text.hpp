@@ -10,18 +10,25 @@ namespace streamdsl::detail {
 
 constexpr bool contains(string_view text, string_view part) { return text.find(part) != string_view::npos; }
 
+// Every append is out of line and cold. At run time text is built only for
+// error messages and dumps; inlined, each `<<` copied a length loop and the
+// array's growth into its caller, and g++ -O2 compiled those copies again in
+// every unit (a third of the code of a unit that runs a plan). Attributes do
+// not change constant evaluation.
+#define STREAMDSL_TEXT_APPEND [[gnu::cold, gnu::noinline]] constexpr text&
+
 class text {
  public:
-  constexpr text& operator<<(string_view s) {
-    for (char c : s) chars_.push_back(c);
+  STREAMDSL_TEXT_APPEND operator<<(string_view s) {
+    chars_.append(s.data(), s.size());
     return *this;
   }
-  constexpr text& operator<<(const char* s) { return *this << string_view(s); }
-  constexpr text& operator<<(char c) {
+  STREAMDSL_TEXT_APPEND operator<<(const char* s) { return *this << string_view(s); }
+  STREAMDSL_TEXT_APPEND operator<<(char c) {
     chars_.push_back(c);
     return *this;
   }
-  constexpr text& operator<<(long long v) {
+  STREAMDSL_TEXT_APPEND operator<<(long long v) {
     if (v < 0) {
       chars_.push_back('-');
       // Avoid overflow on the most negative value.
@@ -34,7 +41,7 @@ class text {
   constexpr text& operator<<(unsigned v) { return append_unsigned(v); }
   constexpr text& operator<<(unsigned long v) { return append_unsigned(v); }
   constexpr text& operator<<(unsigned long long v) { return append_unsigned(v); }
-  constexpr text& indent(int n) {
+  STREAMDSL_TEXT_APPEND indent(int n) {
     for (int i = 0; i < n; ++i) chars_.push_back(' ');
     return *this;
   }
@@ -47,7 +54,7 @@ class text {
   friend Out& operator<<(Out& out, const text& t) { return out << t.view(); }
 
  private:
-  constexpr text& append_unsigned(unsigned long long v) {
+  STREAMDSL_TEXT_APPEND append_unsigned(unsigned long long v) {
     char buf[24]{};
     int n = 0;
     do {
@@ -59,10 +66,11 @@ class text {
   }
   dyn_array<char> chars_;
 };
+#undef STREAMDSL_TEXT_APPEND
 
 // Shortest-looking decimal for a literal: integers print without a point,
 // other values with up to 9 significant digits (enough to round-trip float).
-constexpr void append_number(text& out, double v) {
+[[gnu::cold]] constexpr void append_number(text& out, double v) {
   if (v != v) {
     out << "nan";
     return;

@@ -25,7 +25,7 @@ constexpr std::size_t word_boundary(detail::string_view s, std::size_t limit) {
 
 // Appends `s`, or its first words followed by "..." when it is longer than
 // `max` characters (code in messages stays recognisable and short).
-constexpr void append_elided(detail::text& out, detail::string_view s, std::size_t max) {
+[[gnu::cold]] constexpr void append_elided(detail::text& out, detail::string_view s, std::size_t max) {
   if (s.size() <= max) {
     out << s;
     return;
@@ -37,7 +37,7 @@ constexpr void append_elided(detail::text& out, detail::string_view s, std::size
 
 // The message as it will be shown: unchanged when it fits, otherwise cut at
 // a word boundary and marked " [...]".
-constexpr detail::text fit_message(const detail::text& t) {
+[[gnu::cold]] constexpr detail::text fit_message(const detail::text& t) {
   if (t.size() <= message_capacity) return t;
   constexpr detail::string_view mark = " [...]";
   const auto v = t.view();

@@ -12,8 +12,8 @@ namespace streamdsl::diag {
 inline constexpr std::size_t code_limit = 100;
 
 // `x + 1`, shortened to `max` characters.
-constexpr void quote_expr(const ir::program_view& p, std::int32_t node, detail::text& out,
-                          std::size_t max = code_limit) {
+[[gnu::cold]] constexpr void quote_expr(const ir::program_view& p, std::int32_t node, detail::text& out,
+                                        std::size_t max = code_limit) {
   detail::text code;
   ir::render_expr(p, node, code);
   out << '`';
@@ -22,8 +22,8 @@ constexpr void quote_expr(const ir::program_view& p, std::int32_t node, detail::
 }
 
 // "statement #3 `z = y * 2` on stream 'main'", the code shortened to `max`.
-constexpr void describe_statement(const ir::program_view& p, std::int32_t index, detail::text& out,
-                                  std::size_t max = code_limit) {
+[[gnu::cold]] constexpr void describe_statement(const ir::program_view& p, std::int32_t index,
+                                                detail::text& out, std::size_t max = code_limit) {
   const ir::statement& s = p.stmts[index];
   out << "statement #" << (s.origin >= 0 ? s.origin : index) << " `";
   append_elided(out, ir::statement_text(p, s).view(), max);

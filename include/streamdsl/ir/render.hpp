@@ -1,12 +1,14 @@
 #pragma once
 // Statements and expressions as C++-like text, for dumps and error messages.
+// All [[gnu::cold]]: never on a hot path at run time, and g++ then compiles
+// them for size and inlines none of them into the executors' code.
 
 #include "../detail/text.hpp"
 #include "program_view.hpp"
 
 namespace streamdsl::ir {
 
-constexpr void render_literal(const expr_node& n, detail::text& out) {
+[[gnu::cold]] constexpr void render_literal(const expr_node& n, detail::text& out) {
   if (n.type == dtype::boolean)
     out << (n.ivalue != 0 ? "true" : "false");
   else if (category_of(n.type) == dtype_category::integral)
@@ -16,12 +18,13 @@ constexpr void render_literal(const expr_node& n, detail::text& out) {
 }
 
 // `x`, or `x.chunk(3, 16)` for a part of it.
-constexpr void render_region(const program_view& p, const region& r, detail::text& out) {
+[[gnu::cold]] constexpr void render_region(const program_view& p, const region& r, detail::text& out) {
   out << p.buffer_name(r.buffer);
   if (!is_whole(r)) out << ".chunk(" << r.part << ", " << r.parts << ')';
 }
 
-constexpr void render_expr(const program_view& p, std::int32_t id, detail::text& out, int outer = -1) {
+[[gnu::cold]] constexpr void render_expr(const program_view& p, std::int32_t id, detail::text& out,
+                                         int outer = -1) {
   const expr_node& n = p.nodes[id];
   const op_info& o = info(n.code);
   switch (o.form) {
@@ -67,7 +70,7 @@ constexpr void render_expr(const program_view& p, std::int32_t id, detail::text&
   out << ')';
 }
 
-constexpr void render_statement(const program_view& p, const statement& s, detail::text& out) {
+[[gnu::cold]] constexpr void render_statement(const program_view& p, const statement& s, detail::text& out) {
   switch (s.kind) {
     case stmt_kind::assign:
       render_region(p, p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)], out);
@@ -94,14 +97,15 @@ constexpr void render_statement(const program_view& p, const statement& s, detai
   }
 }
 
-constexpr detail::text statement_text(const program_view& p, const statement& s) {
+[[gnu::cold]] constexpr detail::text statement_text(const program_view& p, const statement& s) {
   detail::text t;
   render_statement(p, s, t);
   return t;
 }
 
 // "statement #3 `z = y * 2` on stream 'main'"
-constexpr void describe_statement(const program_view& p, std::int32_t index, detail::text& out) {
+[[gnu::cold]] constexpr void describe_statement(const program_view& p, std::int32_t index,
+                                                detail::text& out) {
   const statement& s = p.stmts[index];
   out << "statement #" << (s.origin >= 0 ? s.origin : index) << " `";
   render_statement(p, s, out);
@@ -109,7 +113,7 @@ constexpr void describe_statement(const program_view& p, std::int32_t index, det
 }
 
 // A sync statement for notes: the user's own, or one a pass made.
-constexpr void describe_sync(const ir::program_view& p, std::int32_t i, detail::text& t) {
+[[gnu::cold]] constexpr void describe_sync(const ir::program_view& p, std::int32_t i, detail::text& t) {
   const auto& s = p.stmts[i];
   const auto& e = p.events[s.event];
   if (e.role == event_role::user) {

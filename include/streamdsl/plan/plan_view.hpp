@@ -16,14 +16,14 @@ namespace streamdsl {
 namespace detail {
 // Not constexpr: a query in a static_assert that names no stream or buffer of
 // the plan stops the compile here, with the function's name as the message.
-[[noreturn]] inline void plan_query_names_no_such_stream(detail::string_view name) {
+[[noreturn, gnu::cold]] inline void plan_query_names_no_such_stream(detail::string_view name) {
   throw plan_error((text() << "streamdsl: plan query names no stream of the plan: '" << name << "'").view());
 }
-[[noreturn]] inline void plan_query_names_no_such_buffer(detail::string_view name) {
+[[noreturn, gnu::cold]] inline void plan_query_names_no_such_buffer(detail::string_view name) {
   throw plan_error((text() << "streamdsl: plan query names no buffer of the plan: '" << name << "'").view());
 }
-[[noreturn]] inline void plan_query_names_no_such_wait(detail::string_view stream, std::size_t n,
-                                                       std::size_t waits) {
+[[noreturn, gnu::cold]] inline void plan_query_names_no_such_wait(detail::string_view stream, std::size_t n,
+                                                                  std::size_t waits) {
   throw plan_error((text() << "streamdsl: plan query asks for wait " << n << " on stream '" << stream
                            << "', which has " << waits << " waits (counted from 0, edges left out)")
                        .view());

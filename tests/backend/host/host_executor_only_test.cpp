@@ -168,3 +168,47 @@ float run_program_named_pipe();  // user_names_test.cpp
 TEST_CASE("a user's program named pipe beside read, write, sleep... compiles and runs", "[host][headers]") {
   CHECK(host_test::run_program_named_pipe() == 306.0f);
 }
+
+namespace {
+// Every loop key a plan can ask for (the kernel compiler's keys, element_loops.hpp)
+// has a slot of its own in loop_list, below its capacity: loops_of then finds
+// each key without a search (loop_table.hpp).
+constexpr bool loop_slots_are_distinct() {
+  using namespace sd::host_detail;
+  constexpr sd::dtype types[] = {sd::dtype::boolean, sd::dtype::int32,    sd::dtype::int64,
+                                 sd::dtype::float16, sd::dtype::bfloat16, sd::dtype::float32,
+                                 sd::dtype::float64};
+  sd::detail::dyn_array<loop_key> keys;
+  for (const auto t : types) {
+    keys.push_back(fill_key(t));
+    keys.push_back(broadcast_key(t));
+    for (const auto from : types) keys.push_back(convert_key(t, from));
+    for (int code = 0; code < sd::ir::op_count; ++code) {
+      sd::ir::expr_node n;
+      n.code = static_cast<sd::ir::op>(code);
+      n.type = n.compute = t;
+      if (has_operation_loop(n.code)) keys.push_back(operation_key(n));
+    }
+  }
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (loop_list::slot_of(keys[i]) >= loop_list::capacity) return false;
+    for (std::size_t j = 0; j < i; ++j)
+      if (!(keys[i] == keys[j]) && loop_list::slot_of(keys[i]) == loop_list::slot_of(keys[j])) return false;
+  }
+  return true;
+}
+}  // namespace
+
+TEST_CASE("every loop key a compiled program can need has its own slot in the loop table", "[host][loops]") {
+  STATIC_REQUIRE(loop_slots_are_distinct());
+  // loops_of lists each loop once, however many nodes ask for it.
+  static constexpr auto found = sd::host_detail::loops_of(seed.plan());
+  STATIC_REQUIRE(found.count > 0);
+  constexpr bool unique = [] {
+    for (std::size_t i = 0; i < found.count; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (found.at[i] == found.at[j]) return false;
+    return true;
+  }();
+  STATIC_REQUIRE(unique);
+}

@@ -15,7 +15,6 @@
 #include <cstring>
 #include <new>
 #include <optional>
-#include <vector>
 
 #include "../../plan/plan_view.hpp"
 #include "../bindings.hpp"
@@ -56,7 +55,15 @@ constexpr bool host_can_run(const plan_view& plan) {
   (void)plan;
   return true;
 #else
-  return !plan.uses_type(dtype::float16) && !plan.uses_type(dtype::bfloat16);
+  // One pass over the plan's types, not one per type: every unit that runs a
+  // program evaluates this.
+  for (const auto& b : plan.ir.buffers)
+    if (is_half_type(b.type)) return false;
+  for (const auto& q : plan.ir.params)
+    if (is_half_type(q.type)) return false;
+  for (const auto& n : plan.ir.nodes)
+    if (is_half_type(n.type) || is_half_type(n.compute)) return false;
+  return true;
 #endif
 }
 

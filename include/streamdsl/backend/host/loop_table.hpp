@@ -11,17 +11,53 @@
 #include <cstddef>
 #include <utility>
 
-#include "../../detail/dyn_array.hpp"
 #include "../../plan/plan_view.hpp"
 #include "element_loops.hpp"
 
 namespace streamdsl::host_detail {
 
-constexpr void add_loop(detail::dyn_array<loop_key>& keys, const loop_key& k) {
-  for (const auto& have : keys)
-    if (have == k) return;
-  keys.push_back(k);
-}
+// The distinct loops of a plan, in a fixed array rather than a dyn_array: a
+// constant can hold it, so program_loops walks the plan's nodes once (with a
+// dyn_array it walked them twice, once for the count and once for the keys,
+// and the second walk cost ~8% of the compile of a 200-statement unit
+// that runs its program). Every key a plan can ask for has its own kind and
+// types, and an operation's key its own op: that bounds the count.
+struct loop_list {
+  static constexpr std::size_t type_slots = 8;
+  static_assert(static_cast<std::size_t>(dtype::float64) < type_slots);
+  // fill, broadcast, where: a type each; convert: two; an operation: a type per op.
+  static constexpr std::size_t capacity =
+      3 * type_slots + type_slots * type_slots + static_cast<std::size_t>(ir::op_count) * type_slots;
+
+  loop_key at[capacity]{};
+  std::size_t count = 0;
+  // Per slot (slot_of), 1 + where its key is in `at`, or 0: a node's keys are
+  // found without a search through the list.
+  unsigned short position[capacity]{};
+
+  static constexpr std::size_t slot_of(const loop_key& k) {
+    const auto type = static_cast<std::size_t>(k.type);
+    switch (k.kind) {
+      case loop_kind::convert: return type * type_slots + static_cast<std::size_t>(k.from);
+      case loop_kind::fill: return type_slots * type_slots + type;
+      case loop_kind::broadcast: return type_slots * type_slots + type_slots + type;
+      case loop_kind::where: return type_slots * type_slots + 2 * type_slots + type;
+      default: return (3 + type_slots + static_cast<std::size_t>(k.code)) * type_slots + type;
+    }
+  }
+  constexpr void add(const loop_key& k) {
+    auto& p = position[slot_of(k)];
+    if (p == 0) {
+      at[count++] = k;
+      p = static_cast<unsigned short>(count);
+      return;
+    }
+    if (at[p - 1] == k) return;
+    for (std::size_t i = 0; i < count; ++i)  // a slot shared by two keys: not by any key a plan asks for
+      if (at[i] == k) return;
+    at[count++] = k;
+  }
+};
 
 // The type of the value the kernel compiler holds for a node.
 constexpr dtype value_type(const plan_view& plan, const ir::expr_node& n) {
@@ -29,12 +65,12 @@ constexpr dtype value_type(const plan_view& plan, const ir::expr_node& n) {
 }
 
 // A conversion of a value of type `from` to `to` (none when they are equal).
-constexpr void add_conversion(detail::dyn_array<loop_key>& keys, dtype to, dtype from) {
-  if (to != from) add_loop(keys, convert_key(to, from));
+constexpr void add_conversion(loop_list& keys, dtype to, dtype from) {
+  if (to != from) keys.add(convert_key(to, from));
 }
 
-constexpr detail::dyn_array<loop_key> loops_of(const plan_view& plan) {
-  detail::dyn_array<loop_key> keys;
+constexpr loop_list loops_of(const plan_view& plan) {
+  loop_list keys;
   const auto& nodes = plan.ir.nodes;
   auto child = [&](std::int32_t c) { return value_type(plan, nodes[static_cast<std::size_t>(c)]); };
   for (const auto& n : nodes) {
@@ -42,17 +78,17 @@ constexpr detail::dyn_array<loop_key> loops_of(const plan_view& plan) {
       case ir::op_kind::load: {
         const auto b = static_cast<std::size_t>(n.ref);
         const auto& info = plan.ir.buffers[b];
-        if (plan.storage[b] == storage_register) add_loop(keys, fill_key(info.type));  // read before written
-        if (info.domain < 0) add_loop(keys, broadcast_key(info.type));
+        if (plan.storage[b] == storage_register) keys.add(fill_key(info.type));  // read before written
+        if (info.domain < 0) keys.add(broadcast_key(info.type));
         continue;
       }
       case ir::op_kind::param:
-      case ir::op_kind::literal: add_loop(keys, fill_key(n.type)); continue;
+      case ir::op_kind::literal: keys.add(fill_key(n.type)); continue;
       default: break;
     }
     const std::int32_t operands[] = {n.a, n.b, n.c};
     for (int i = 0; i < ir::arity(n.code); ++i) add_conversion(keys, operand_type(n, i), child(operands[i]));
-    if (has_operation_loop(n.code)) add_loop(keys, operation_key(n));
+    if (has_operation_loop(n.code)) keys.add(operation_key(n));
     add_conversion(keys, n.type, produced_type(n));
   }
   // A statement's store: a conversion, or a copy when the root's value is not
@@ -60,7 +96,7 @@ constexpr detail::dyn_array<loop_key> loops_of(const plan_view& plan) {
   for (const auto& s : plan.ir.stmts) {
     if (s.kind != ir::stmt_kind::assign) continue;
     const auto to = plan.ir.buffers[static_cast<std::size_t>(s.target)].type;
-    add_loop(keys, convert_key(to, child(s.root)));
+    keys.add(convert_key(to, child(s.root)));
   }
   return keys;
 }
@@ -68,7 +104,9 @@ constexpr detail::dyn_array<loop_key> loops_of(const plan_view& plan) {
 // The loops of one compiled program: `find` is the kernel compiler's loop_finder.
 template <class Program>
 struct program_loops {
-  static constexpr std::size_t count = loops_of(Program::plan()).size();
+  // Read in constant expressions only, so never emitted.
+  static constexpr loop_list found = loops_of(Program::plan());
+  static constexpr std::size_t count = found.count;
   struct key_list {
     loop_key at[count + 1];
   };
@@ -77,8 +115,7 @@ struct program_loops {
   };
   static constexpr key_list keys = [] {
     key_list list{};
-    const auto found = loops_of(Program::plan());
-    for (std::size_t i = 0; i < count; ++i) list.at[i] = found[i];
+    for (std::size_t i = 0; i < count; ++i) list.at[i] = found.at[i];
     return list;
   }();
   template <std::size_t... I>

@@ -7,7 +7,6 @@
 //   kernel never waits for a busy helper).
 #include <cstddef>
 #include <exception>
-#include <vector>
 
 #include "kernel_program.hpp"
 #include "posix_threads.hpp"
@@ -95,24 +94,28 @@ class kernel_team {
   // Elements per chunk a helper takes at a time; kernels under two chunks run alone.
   static constexpr std::size_t chunk_elements = 64 * block_elements;
 
-  explicit kernel_team(unsigned helpers) : helpers_(helpers) {
+  explicit kernel_team(unsigned helpers) : helpers_(new thread[helpers]), helper_count_(helpers) {
     try {
-      for (auto& h : helpers_) h.start(this);
+      for (std::size_t i = 0; i < helper_count_; ++i) helpers_[i].start(this);
     } catch (...) {
       stop_helpers();
+      delete[] helpers_;
       throw;
     }
   }
   kernel_team(const kernel_team&) = delete;
   kernel_team& operator=(const kernel_team&) = delete;
-  ~kernel_team() { stop_helpers(); }
+  ~kernel_team() {
+    stop_helpers();
+    delete[] helpers_;
+  }
 
-  std::size_t helpers() const { return helpers_.size(); }
+  std::size_t helpers() const { return helper_count_; }
 
   // Runs all of kernel k: the calling thread with `scratch`, plus idle helpers.
   void run(const kernel_program& k, scratch_buffer& scratch) {
     const std::size_t chunks = (k.extent + chunk_elements - 1) / chunk_elements;
-    if (helpers_.empty() || chunks < 2) return run_elements(k, scratch, 0, k.extent);
+    if (helper_count_ == 0 || chunks < 2) return run_elements(k, scratch, 0, k.extent);
     job j;
     j.kernel = &k;
     j.chunks = chunks;
@@ -190,14 +193,18 @@ class kernel_team {
       stop_ = true;
     }
     work_.notify_all();
-    for (auto& h : helpers_) h.join();
+    for (std::size_t i = 0; i < helper_count_; ++i) helpers_[i].join();
   }
 
   mutex mutex_;
   condition work_, progress_;
   detail::dyn_array<job*> queue_;  // oldest first
   bool stop_ = false;
-  std::vector<thread> helpers_;  // started by the constructor's body, once the state above exists
+  // Started by the constructor's body, once the state above exists. An owned
+  // array, not a std::vector: <vector> would be the executor header's
+  // heaviest include.
+  thread* helpers_;
+  std::size_t helper_count_;
 };
 
 }  // namespace streamdsl::host_detail
