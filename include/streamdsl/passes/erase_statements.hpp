@@ -6,6 +6,7 @@
 
 namespace streamdsl::passes {
 
+template <class = void>
 constexpr void erase_statements(detail::dyn_array<ir::statement>& stmts,
                                 const detail::dyn_array<bool>& drop) {
   statement_rebuilder out(stmts.size());
@@ -14,6 +15,7 @@ constexpr void erase_statements(detail::dyn_array<ir::statement>& stmts,
   stmts = out.finish();
 }
 
+template <class = void>
 constexpr void erase_statements(ir::program& p, const detail::dyn_array<bool>& drop) {
   erase_statements(p.stmts, drop);
 }

@@ -24,6 +24,7 @@ struct kernel_partition {
   detail::dyn_array<std::int32_t> kernel_of;     // per statement: its kernel, or -1
 };
 
+template <class = void>
 constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true) {
   kernel_partition out;
   out.kernel_of.assign(p.stmts.size(), -1);
@@ -88,6 +89,7 @@ constexpr kernel_partition fuse_runs(const ir::program_view& p, bool fuse = true
 
 // Growth bound (passes/schedule.hpp's bounds_of): each assignment is in one
 // kernel, so at most one kernel per assignment.
+template <class = void>
 constexpr plan_sizes fuse_runs_bound(plan_sizes z, const ir::program& written) {
   const auto assigns = ir::count_statements(written, ir::stmt_kind::assign);
   z.kernels = assigns;

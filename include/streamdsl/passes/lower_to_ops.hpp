@@ -9,6 +9,7 @@
 
 namespace streamdsl::passes {
 
+template <class = void>
 constexpr sync_role role_of(const ir::program_view& p, const ir::statement& s) {
   switch (p.events[s.event].role) {
     case ir::event_role::user: return sync_role::user;
@@ -18,6 +19,7 @@ constexpr sync_role role_of(const ir::program_view& p, const ir::statement& s) {
   return sync_role::user;
 }
 
+template <class = void>
 constexpr void lower_to_ops(plan_model& m, const kernel_partition& parts) {
   const auto p = ir::view_of(m.ir);
   const auto n = static_cast<std::int32_t>(p.stmts.size());
@@ -79,6 +81,7 @@ constexpr void lower_to_ops(plan_model& m, const kernel_partition& parts) {
 // step and sync statement (kernels are at most the assignments, so at most
 // one per statement), and the entry and exit edges: one record on main and a wait
 // per side stream, a record and a wait per side stream.
+template <class = void>
 constexpr plan_sizes lower_to_ops_bound(plan_sizes z) {
   z.ops = z.stmts + 1 + 3 * z.streams;
   return z;

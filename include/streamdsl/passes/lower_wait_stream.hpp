@@ -8,6 +8,7 @@
 
 namespace streamdsl::passes {
 
+template <class = void>
 constexpr std::int32_t add_synthetic_event(ir::program& p, ir::event_role role) {
   detail::text t;
   // A "." no user name has (names are identifiers), so these never collide with one.
@@ -17,6 +18,7 @@ constexpr std::int32_t add_synthetic_event(ir::program& p, ir::event_role role) 
   return static_cast<std::int32_t>(p.events.size() - 1);
 }
 
+template <class = void>
 constexpr void lower_wait_stream(ir::program& p) {
   // Most programs have none: then the list stays as it is (rebuilding it
   // would copy every statement for nothing).
@@ -46,6 +48,7 @@ constexpr void lower_wait_stream(ir::program& p) {
 // record and a wait (one statement more) on a new event, whose name
 // add_synthetic_event interns into the pool.
 inline constexpr std::size_t synthetic_event_name_capacity = 32;  // "wait_stream." and 20 digits
+template <class = void>
 constexpr plan_sizes lower_wait_stream_bound(plan_sizes z, const ir::program& written) {
   const auto n = ir::count_statements(written, ir::stmt_kind::wait_stream);
   z.stmts += n;

@@ -41,6 +41,7 @@ struct buffer_accesses {
   }
 };
 
+template <class = void>
 constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kernel_partition& parts) {
   buffer_accesses out{p.streams.size(),
                       detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
@@ -100,6 +101,7 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
   return out;
 }
 
+template <class = void>
 constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
   const auto p = ir::view_of(m.ir);
   const auto streams = p.streams.size();
@@ -187,6 +189,7 @@ constexpr void plan_memory(plan_model& m, const kernel_partition& parts) {
 
 // Growth bound (passes/schedule.hpp's bounds_of): a storage entry per
 // buffer, at most a slot per buffer (per temp).
+template <class = void>
 constexpr plan_sizes plan_memory_bound(plan_sizes z) {
   z.storage = z.buffers;
   z.slots = z.buffers;

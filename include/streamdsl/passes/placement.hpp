@@ -28,6 +28,7 @@ namespace streamdsl::passes {
 
 // Moves statements `moved` (ascending indices) to just before statement
 // `before` (not among them), onto stream `stream`; waits stay bound.
+template <class = void>
 constexpr void move_statements(detail::dyn_array<ir::statement>& stmts,
                                const detail::dyn_array<std::int32_t>& moved, std::int32_t before,
                                std::int32_t stream) {
@@ -102,6 +103,7 @@ class buffer_users {
 };
 
 // The single kernel reading what `k` writes, if the move is worth checking.
+template <class = void>
 constexpr move_candidate find_consumer(const ir::program_view& p, const kernel_partition& parts,
                                        const buffer_users& users, std::int32_t k, placement_policy policy) {
   const auto& producer = parts.kernels[static_cast<std::size_t>(k)];
@@ -161,6 +163,7 @@ class access_sets {
 //   among the syncs of its stream, so happens-before between the others stays
 //   as it was; a moved statement sits right before `to` on the consumer's
 //   stream with no sync between, so it is ordered exactly as `to` is.
+template <class = void>
 constexpr bool move_is_safe(const ir::program_view& p, const happens_before& hb,
                             const kernel_partition& parts, move_candidate c) {
   const auto& producer = parts.kernels[static_cast<std::size_t>(c.producer)];
@@ -180,6 +183,7 @@ constexpr bool move_is_safe(const ir::program_view& p, const happens_before& hb,
   return true;
 }
 
+template <class = void>
 constexpr void note_move(plan_model& m, const ir::program& before, const kernel_partition& parts,
                          move_candidate c) {
   const auto v = ir::view_of(before);
@@ -206,6 +210,7 @@ constexpr void note_move(plan_model& m, const ir::program& before, const kernel_
 // another path also orders the pair (remove_redundant_waits drops the waits
 // that other syncs imply): keeping a sync is always safe, and a full race
 // check per wait made this pass the scheduler's most expensive step.
+template <class = void>
 constexpr bool orders_a_conflict(const ir::program_view& p, const happens_before& hb, std::int32_t w) {
   const auto record = p.stmts[w].binds;
   access_sets made_known(p.buffers.size());
@@ -230,6 +235,7 @@ constexpr bool orders_a_conflict(const ir::program_view& p, const happens_before
 // all its work (what they held back moved away). A stream left with no statements then gets no
 // entry or exit edge either (lower_to_ops), and records nothing waits for go
 // in remove_redundant_waits.
+template <class = void>
 constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>& emptied_stream) {
   bool any = false;
   for (auto e : emptied_stream) any = any || e;
@@ -262,6 +268,7 @@ constexpr void drop_unneeded_waits(plan_model& m, const detail::dyn_array<bool>&
   }
 }
 
+template <class = void>
 constexpr void place_work(plan_model& m, options o) {
   if (o.placement == placement_policy::as_written) {
     detail::text t;
@@ -308,6 +315,7 @@ constexpr void place_work(plan_model& m, options o) {
 // statements, adds none; the notes of its moves and drops are counted by
 // notes_bound (plan_model.hpp), its one note about the whole plan
 // (sd::as_written) here.
+template <class = void>
 constexpr plan_sizes place_work_bound(plan_sizes z) {
   z.notes += 1;
   z.pool += note_capacity;

@@ -30,6 +30,7 @@ using race_list = detail::dyn_array<race>;
 // one per statement that reads the buffer. Every race listed is a race of the
 // program as written. Stops after `limit` races (find_race needs the first
 // only).
+template <class = void>
 constexpr race_list find_races(const ir::program_view& p, std::size_t limit = static_cast<std::size_t>(-1)) {
   race_list out;
   conflict_walker walk(p, p.stmts.size());
@@ -58,11 +59,13 @@ constexpr race_list find_races(const ir::program_view& p, std::size_t limit = st
 }
 
 // The first race in program order; buffer == -1 when there is none.
+template <class = void>
 constexpr race find_race(const ir::program_view& p) {
   auto list = find_races(p, 1);
   return list.empty() ? race{} : list[0];
 }
 
+template <class = void>
 constexpr detail::string_view race_kind(const race& r) {
   if (r.first_writes && r.second_writes) return "write-after-write";
   if (r.first_writes) return "read-after-write";
@@ -76,12 +79,14 @@ constexpr detail::string_view race_kind(const race& r) {
 
 // The user index of lowered statement i (wait_stream lowers to two statements
 // that share the user's index).
+template <class = void>
 constexpr std::int32_t user_index(const ir::program_view& p, std::int32_t i) {
   return p.stmts[i].origin >= 0 ? p.stmts[i].origin : i;
 }
 
 // A user event whose latest record before statement `before` is on `stream`
 // after statement `after`: waiting on it there orders the race. -1 if none.
+template <class = void>
 constexpr std::int32_t event_recorded_between(const ir::program_view& p, std::int32_t stream,
                                               std::int32_t after, std::int32_t before) {
   for (std::int32_t e = 0; e < static_cast<std::int32_t>(p.events.size()); ++e) {
@@ -96,6 +101,7 @@ constexpr std::int32_t event_recorded_between(const ir::program_view& p, std::in
 
 // A wait on `waiter` between the two statements that waits for `waited`: a
 // sync in the opposite direction to the one the race needs. -1 if none.
+template <class = void>
 constexpr std::int32_t reversed_wait(const ir::program_view& p, std::int32_t waiter, std::int32_t waited,
                                      std::int32_t after, std::int32_t before) {
   for (std::int32_t w = after + 1; w < before; ++w) {
@@ -109,6 +115,7 @@ constexpr std::int32_t reversed_wait(const ir::program_view& p, std::int32_t wai
 
 // A wait of `event` on `stream` before `before` that binds to a record made
 // before `after` (so it cannot order statement `after`). -1 if none.
+template <class = void>
 constexpr std::int32_t stale_wait(const ir::program_view& p, std::int32_t event, std::int32_t stream,
                                   std::int32_t after, std::int32_t before) {
   for (std::int32_t w = before - 1; w >= 0; --w) {
@@ -121,6 +128,7 @@ constexpr std::int32_t stale_wait(const ir::program_view& p, std::int32_t event,
 }
 
 // `side.wait_stream(main)` or `e.wait()` for a lowered wait statement.
+template <class = void>
 constexpr void quote_wait(const ir::program_view& p, std::int32_t w, detail::text& t) {
   const auto& s = p.stmts[w];
   t << '`';
@@ -133,6 +141,7 @@ constexpr void quote_wait(const ir::program_view& p, std::int32_t w, detail::tex
 
 // " (#1 `side.wait_stream(main)` waits the other way)" when a sync between
 // the two statements runs opposite to the one the race needs.
+template <class = void>
 constexpr void reversed_note(const ir::program_view& p, std::int32_t from, std::int32_t to, const race& r,
                              detail::text& t) {
   if (const auto w = reversed_wait(p, from, to, r.first, r.second); w >= 0) {
@@ -144,6 +153,7 @@ constexpr void reversed_note(const ir::program_view& p, std::int32_t from, std::
 
 // `brief` says the fix in fewer words, for long names. Without the closing
 // "or use sd::automatic" (describe_race adds it once, after every race).
+template <class = void>
 constexpr void describe_race_body(const ir::program_view& p, const race& r, std::size_t code_limit,
                                   bool brief, detail::text& t) {
   const auto& a = p.stmts[r.first];
@@ -174,12 +184,14 @@ constexpr void describe_race_body(const ir::program_view& p, const race& r, std:
   }
 }
 
+template <class = void>
 constexpr void automatic_hint(bool brief, bool several, detail::text& t) {
   t << (brief     ? "; or use sd::program<sd::automatic>(...)"
         : several ? "; or build with sd::program<sd::automatic>(...) to insert the syncs"
                   : "; or build with sd::program<sd::automatic>(...) to insert the sync");
 }
 
+template <class = void>
 constexpr detail::text describe_race(const ir::program_view& p, const race& r, std::size_t code_limit,
                                      bool brief) {
   detail::text t;
@@ -190,6 +202,7 @@ constexpr detail::text describe_race(const ir::program_view& p, const race& r, s
 
 // "'v' written by #3 on 'side', read by #4 on 'main'": a further race of a
 // message that describes the first in full (its fix says how to fix this).
+template <class = void>
 constexpr void describe_race_briefly(const ir::program_view& p, const race& r, detail::text& t) {
   t << '\'' << p.buffer_name(r.buffer) << (r.first_writes ? "' written by #" : "' read by #")
     << user_index(p, r.first) << " on '" << p.stream_name(p.stmts[r.first].stream)
@@ -199,6 +212,7 @@ constexpr void describe_race_briefly(const ir::program_view& p, const race& r, d
 
 // Several races: the count, the first in full, then as many of the others as
 // fit, briefly, and how many more there are.
+template <class = void>
 constexpr detail::text describe_races(const ir::program_view& p, const race_list& list,
                                       std::size_t code_limit, bool brief, bool may_cut) {
   const auto n = list.size();
@@ -234,6 +248,7 @@ inline constexpr race_detail race_details[] = {{100, false}, {100, true}, {60, t
 
 // The race as a message that fits diag::message_capacity: statement text is
 // said in fewer words, then shortened, before anything is cut.
+template <class = void>
 constexpr detail::text describe_race(const ir::program_view& p, const race& r) {
   for (const auto& a : race_details) {
     auto t = describe_race(p, r, a.code_limit, a.brief);
@@ -246,6 +261,7 @@ constexpr detail::text describe_race(const ir::program_view& p, const race& r) {
 // go: the first as describe_race says it, in the most detail that leaves room
 // for all the others; when they cannot all fit, in its shortest form, with as
 // many others as fit and the count of the rest.
+template <class = void>
 constexpr detail::text describe_races(const ir::program_view& p, const race_list& list) {
   if (list.size() == 1) return describe_race(p, list[0]);
   for (const auto& a : race_details) {

@@ -26,6 +26,7 @@ namespace streamdsl::passes {
 // own clock (taken before its effect); the later kept ones are a running
 // join. So each wait costs one pass over the streams, not one per other wait
 // (a fan-in of n streams cost n^3).
+template <class = void>
 constexpr void settle_group(const happens_before& hb, const ir::program& p,
                             const detail::dyn_array<std::int32_t>& group, detail::dyn_array<bool>& drop) {
   const auto streams = p.streams.size();
@@ -45,6 +46,7 @@ constexpr void settle_group(const happens_before& hb, const ir::program& p,
   }
 }
 
+template <class = void>
 constexpr void remove_redundant_waits(plan_model& m) {
   ir::program& p = m.ir;
   const happens_before hb(p.stmts, p.streams.size());
@@ -99,6 +101,9 @@ constexpr void remove_redundant_waits(plan_model& m) {
 
 // Growth bound (passes/schedule.hpp's bounds_of): drops statements, adds
 // none; its notes are counted by notes_bound (plan_model.hpp).
-constexpr plan_sizes remove_redundant_waits_bound(plan_sizes z) { return z; }
+template <class = void>
+constexpr plan_sizes remove_redundant_waits_bound(plan_sizes z) {
+  return z;
+}
 
 }  // namespace streamdsl::passes

@@ -1,6 +1,14 @@
 #pragma once
 // The pass pipeline: IR in, plan model out. Each step is its own header and
 // can be run and tested alone.
+//
+// Every pass function is a template with no parameter of its own
+// (`template <class = void>`): a unit compiles the passes only where a
+// program is scheduled. Under nvcc, cicc treats each non-template constexpr
+// function as device code to compile (with --expt-relaxed-constexpr it is
+// __host__ __device__) even in units that schedule nothing: as plain
+// functions the passes cost a 20-statement plan unit ~290M cicc
+// instructions, 5% of its compile (docs/benchmarks.md, session 6).
 #include "fusion.hpp"
 #include "lower_to_ops.hpp"
 #include "lower_wait_stream.hpp"
@@ -13,6 +21,7 @@
 
 namespace streamdsl::passes {
 
+template <class = void>
 constexpr plan_model schedule(ir::program p, options o) {
   plan_model m;
   m.ir = static_cast<ir::program&&>(p);
@@ -42,6 +51,7 @@ namespace streamdsl {
 
 // Upper bounds of every array of the plan schedule(p, o) makes: the sizes of
 // program `p` as written, grown by each pass's own bound in pipeline order.
+template <class = void>
 constexpr plan_sizes bounds_of(const ir::program& p, options o) {
   auto z = sizes_of(p);
   z = passes::lower_wait_stream_bound(z, p);

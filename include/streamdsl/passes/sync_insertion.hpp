@@ -15,6 +15,7 @@
 namespace streamdsl::passes {
 
 // Runs after lower_wait_stream: the input holds assigns, records and waits.
+template <class = void>
 constexpr void insert_syncs(ir::program& p) {
   const auto view0 = ir::view_of(p);
   const auto& in = p.stmts;  // replaced only at the end
@@ -98,6 +99,7 @@ constexpr void insert_syncs(ir::program& p) {
 // assignment" is quadratic (N streams joined by one statement: 2N waits at
 // most, not N^2, which made the plan's arrays reserve O(N^2) statements and
 // notes).
+template <class = void>
 constexpr std::size_t max_inserted_waits(const ir::program& p) {
   const auto v = ir::view_of(p);
   // Per buffer: the assignments reading or writing it, and those writing it.
@@ -125,6 +127,7 @@ constexpr std::size_t max_inserted_waits(const ir::program& p) {
 // Growth bound (passes/schedule.hpp's bounds_of): max_inserted_waits waits,
 // each with its record (one statement more) on a new event, whose name is
 // interned into the pool.
+template <class = void>
 constexpr plan_sizes insert_syncs_bound(plan_sizes z, const ir::program& written) {
   const auto waits = max_inserted_waits(written);
   z.stmts += 2 * waits;
