@@ -111,7 +111,11 @@ class dyn_array {
   }
   // Appends copies of [first, first + n) (not elements of this array).
   constexpr void append(const T* first, std::size_t n) {
-    if (size_ + n > cap_) reserve(size_ + n > growth() * cap_ ? size_ + n : growth() * cap_);
+    // At least 8, as push_back starts: a first allocation sized exactly to a
+    // short name made g++ 12 -O3 warn (-Wstringop-overflow) of vector stores
+    // past it on paths the loop never takes.
+    const std::size_t need = size_ + n < 8 ? 8 : size_ + n;
+    if (size_ + n > cap_) reserve(need > growth() * cap_ ? need : growth() * cap_);
     for (std::size_t i = 0; i < n; ++i) data_[size_ + i] = first[i];
     size_ += n;
   }
