@@ -296,11 +296,9 @@ class builder_state {
     s.target = buffer;
     s.root = value.node;
     // The reads go straight into the IR's access list, then the target.
-    s.accesses_first = static_cast<std::int32_t>(ir.accesses.size());
+    begin_accesses(s);
     ir::collect_reads(ir.nodes, s.root, ir.accesses, ir.accesses.size());
-    s.reads_count = static_cast<std::int32_t>(ir.accesses.size()) - s.accesses_first;
-    s.writes_count = 1;
-    ir.accesses.push_back(target);
+    end_accesses(s, target);
     const auto index = push(s);
     const auto& v = ir.nodes[value.node];
     const auto unwritten = unwritten_temp_read(s);
@@ -326,13 +324,14 @@ class builder_state {
   // sd::copy(dst, src) on the current stream.
   constexpr void copy(ir::region dst, ir::region src) {
     static_assert(ir::info(ir::step_code::copy).reads == 1 && ir::info(ir::step_code::copy).writes == 1,
-                  "store_accesses below lists one read and one write");
+                  "the accesses below list one read and one write");
     ir::statement s{};
     s.kind = ir::stmt_kind::step;
     s.code = ir::step_code::copy;
     s.stream = current_stream;
-    const ir::region reads[] = {src};
-    store_accesses(s, reads, dst);
+    begin_accesses(s);
+    ir.accesses.push_back(src);
+    end_accesses(s, dst);
     const auto index = push(s);
     const auto& d = ir.buffers[dst.buffer];
     const auto& from = ir.buffers[src.buffer];
@@ -383,12 +382,14 @@ class builder_state {
     return name == ir::main_stream_name || (kind == declared::domain && name == ir::default_domain_name);
   }
 
-  // Appends what statement `s` reads, then what it writes, to the IR's access lists.
-  constexpr void store_accesses(ir::statement& s, detail::array_view<ir::region> reads, ir::region written) {
+  // A statement's accesses in the IR's list: what it reads (appended
+  // between the two calls), then the one region it writes.
+  constexpr void begin_accesses(ir::statement& s) const {
     s.accesses_first = static_cast<std::int32_t>(ir.accesses.size());
-    s.reads_count = static_cast<std::int32_t>(reads.size());
+  }
+  constexpr void end_accesses(ir::statement& s, ir::region written) {
+    s.reads_count = static_cast<std::int32_t>(ir.accesses.size()) - s.accesses_first;
     s.writes_count = 1;
-    for (const auto& r : reads) ir.accesses.push_back(r);
     ir.accesses.push_back(written);
   }
 
@@ -405,15 +406,12 @@ class builder_state {
   }
 
   // A temp region the statement reads that earlier statements did not write
-  // in full: the temp's id, or -1.
-  // (The accesses are indexed in place, and a temp written whole is not
-  // looked up further: this runs for every statement.)
+  // in full: the temp's id, or -1. (The accesses are indexed in place: this
+  // runs for every statement.)
   constexpr std::int32_t unwritten_temp_read(const ir::statement& s) const {
     for (auto i = s.accesses_first; i < s.accesses_first + s.reads_count; ++i) {
       const auto& r = ir.accesses[static_cast<std::size_t>(i)];
-      if (ir.buffers[r.buffer].kind == ir::access::temp &&
-          !whole_written_[static_cast<std::size_t>(r.buffer)] && !written(r))
-        return r.buffer;
+      if (ir.buffers[r.buffer].kind == ir::access::temp && !written(r)) return r.buffer;
     }
     return -1;
   }
