@@ -58,7 +58,7 @@ template <int Unroll, class P>
 void variant(const P&, const char* name, void** ptrs, int max_blocks, double bytes, double memcpy_bw) {
   const long long extents[] = {static_cast<long long>(n)};
   sd::cuda_detail::launch_context ctx{ptrs, nullptr, extents, max_blocks};
-  const float ms = median_ms([&] { sd::cuda_detail::launch<P, 0, Unroll>(ctx, nullptr); });
+  const float ms = median_ms([&] { sd::cuda_detail::kernel_entry<P, 0, Unroll>::launch(ctx, nullptr); });
   const double bw = bytes / (ms * 1e-3);
   std::printf("%-10s unroll=%d max_blocks=%7d  %.3f ms  %.3f TB/s  %.1f%% of memcpy\n", name, Unroll,
               max_blocks, ms, bw / 1e12, 100 * bw / memcpy_bw);

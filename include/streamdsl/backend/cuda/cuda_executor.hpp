@@ -44,10 +44,9 @@
 #include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
 #include "../workspace_request.hpp"
-#endif
-
 #if defined(STREAMDSL_NVTX)
 #include <nvtx3/nvToolsExt.h>
+#endif
 #endif
 
 namespace streamdsl {
@@ -278,7 +277,7 @@ class cuda_executor {
     template <class Program>
     void run_bound(const Program&, binding_list bindings) {
       const auto& ready = prepare<Program>(bindings);
-      issue<Program>(ready, nullptr, main_);
+      issue<Program, false>(ready, main_, {});
     }
     template <class Program, class... Options>
       requires(sizeof...(Options) > 0 && (cuda_detail::run_option<Options> && ...))
@@ -325,15 +324,9 @@ class cuda_executor {
     const prepared_run& prepare(binding_list bindings);
 
     // Issues the ops of Program on `main` (the main slot's stream for this
-    // issue); `workspace` null means stream-ordered allocation here. Without
-    // the caller's options (CallerOptions false: no events, no allocator),
-    // nothing of them is compiled.
-    template <class Program>
-    void issue(const prepared_run& ready, void* workspace, cudaStream_t main) {
-      issue_options options;
-      options.workspace = workspace;
-      issue<Program, false>(ready, main, options);
-    }
+    // issue); `options.workspace` null means stream-ordered allocation here.
+    // Without the caller's options (CallerOptions false: no events, no
+    // allocator), nothing of them is compiled.
     template <class Program, bool CallerOptions = true>
     void issue(const prepared_run& ready, cudaStream_t main, const issue_options& options);
 
@@ -509,29 +502,25 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
     cudaStream_t stream = nullptr;
     const workspace_allocator* allocator = nullptr;
     ~owned_workspace() {
-      if (ptr == nullptr) return;
-      if constexpr (CallerOptions) {
-        if (allocator != nullptr) {
-          try {
-            allocator->deallocate(ptr, bytes, stream);
-          } catch (...) {  // already failing: the first error is reported
-          }
-          return;
-        }
-      }
-      (void)cudaFreeAsync(ptr, stream);  // already failing: the first error is reported
+      if (ptr != nullptr) give_back(false);  // already failing: the first error is reported
     }
     // Gives the workspace back once everything is issued; a failure throws.
-    void release() {
+    void release() { give_back(true); }
+    void give_back(bool report) {
       void* const p = ptr;
       ptr = nullptr;
       if constexpr (CallerOptions) {
         if (allocator != nullptr) {
-          allocator->deallocate(p, bytes, stream);
+          try {
+            allocator->deallocate(p, bytes, stream);
+          } catch (...) {
+            if (report) throw;
+          }
           return;
         }
       }
-      cuda_detail::check(cudaFreeAsync(p, stream), "cudaFreeAsync", "the temp workspace");
+      const cudaError_t status = cudaFreeAsync(p, stream);
+      if (report) cuda_detail::check(status, "cudaFreeAsync", "the temp workspace");
     }
   } owned{nullptr, ready.workspace_bytes, main, options.allocator};
   void* ws = options.workspace;
@@ -541,7 +530,7 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
         if (options.allocator != nullptr)
           ws = cuda_detail::allocate_from_caller(plan, *options.allocator, ready.workspace_bytes, main);
       }
-      if (ws == nullptr)
+      if (ws == nullptr)  // no allocator of the caller's (allocate_from_caller throws, never gives none)
         ws = cuda_detail::allocate_workspace(
             plan, ready.workspace_bytes, "cudaMallocFromPoolAsync", [&](void** p) {
               return cudaMallocFromPoolAsync(p, ready.workspace_bytes, workspace_pool(), main);

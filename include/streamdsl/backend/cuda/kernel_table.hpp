@@ -61,7 +61,8 @@ cudaError_t launch_fused(const launch_context& ctx, cudaStream_t stream, const k
 // buffer kernel.buffer_ids[b], chunk buffer_parts[b] of `parts` of `domain`;
 // a chunk's at its first element), the params and the shape. Not a template,
 // so that nvcc's front ends see it once for all kernels, and each kernel adds
-// only a call of it; and it reads nothing of the plan at run time (indexing a
+// only a call of it (hence the pointers into `args`, which a template would
+// find itself); and it reads nothing of the plan at run time (indexing a
 // plan's arrays there makes nvcc emit the whole plan).
 inline cudaError_t launch_fused(const launch_context& ctx, cudaStream_t stream,
                                 const kernel_launch_info& kernel, void** ptr, unsigned long long* param_bits,
@@ -116,11 +117,6 @@ struct kernel_entry<Program, K, Unroll, std::index_sequence<I...>> {
                             &fused_kernel<Unroll, pack::buffers, pack::params, pack::encoded.code[I]...>));
   }
 };
-
-template <class Program, std::size_t K, int Unroll = default_unroll>
-cudaError_t launch(const launch_context& ctx, cudaStream_t stream) {
-  return kernel_entry<Program, K, Unroll>::launch(ctx, stream);
-}
 
 // CUDA's 16-bit float types are only declared by streamdsl (ir/dtype.hpp);
 // kernels that compute with them need their definitions. T made dependent on
