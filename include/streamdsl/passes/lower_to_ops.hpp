@@ -45,8 +45,8 @@ constexpr void lower_to_ops(plan_model& m, const kernel_partition& parts) {
   auto issue_kernels_before = [&](std::int32_t i) {
     while (next_kernel < parts.kernels.size() && parts.issue_before[next_kernel] == i) {
       const auto k = static_cast<std::int32_t>(next_kernel++);
-      m.ops.push_back(
-          {op_kind::kernel, sync_role::user, parts.kernels[static_cast<std::size_t>(k)].stream, k});
+      const auto& info = parts.kernels[static_cast<std::size_t>(k)];
+      if (info.segments > 0) m.ops.push_back({op_kind::kernel, sync_role::user, info.stream, k});
     }
   };
   for (std::int32_t i = 0; i < n; ++i) {

@@ -8,7 +8,8 @@
 // writes element i, and slots of one domain and element size map element i
 // to the same bytes (chunks of one size of two temps sharing a slot meet only
 // where they are the same chunk, so again at the same element i). A step is
-// not elementwise: its accesses must all be ordered apart.
+// not elementwise: its accesses must all be ordered apart. The kernels of
+// one launch run at once: their accesses count as spanning its statements.
 #include "../detail/dyn_array.hpp"
 #include "../ir/accesses.hpp"
 #include "../plan/plan_model.hpp"
@@ -59,6 +60,10 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
     const auto& s = p.stmts[i];
     if (!ir::accesses_buffers(s.kind)) continue;
     const auto k = s.kind == ir::stmt_kind::step ? -2 : parts.kernel_of[static_cast<std::size_t>(i)];
+    // In a multi-kernel launch, an access spans the launch's window.
+    launch_window span{i, i};
+    if (k >= 0 && !parts.window_of.empty() && parts.window_of[static_cast<std::size_t>(k)].first >= 0)
+      span = parts.window_of[static_cast<std::size_t>(k)];
     auto touch = [&](const ir::region& r) {
       const auto at = static_cast<std::size_t>(r.buffer);
       if (out.first[at] < 0) {
@@ -66,8 +71,8 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
         first_region[at] = r;
       }
       const auto on = at * out.streams + static_cast<std::size_t>(s.stream);
-      out.last[on] = i;
-      if (out.first_on[on] < 0) out.first_on[on] = i;
+      out.last[on] = span.last;
+      if (out.first_on[on] < 0) out.first_on[on] = span.first;
       // Fields compared in place (same buffer): cheaper to evaluate than region's ==.
       const auto& fr = first_region[at];
       const bool one_region = fr.part == r.part && fr.parts == r.parts;

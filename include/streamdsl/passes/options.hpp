@@ -22,6 +22,9 @@ struct options {
   sync_policy sync = sync_policy::checked;
   placement_policy placement = placement_policy::strict;
   bool fusion = true;  // false: one kernel per statement (a baseline for benchmarks)
+  // false: each kernel its own launch, never a segment of a multi-tensor
+  // launch (passes/join_launches.hpp; a baseline for benchmarks)
+  bool join_launches = true;
 
   friend constexpr bool operator==(const options&, const options&) = default;
 };
@@ -32,6 +35,7 @@ constexpr options operator|(options a, options b) {
   if (b.sync != sync_policy::checked) r.sync = b.sync;
   if (b.placement != placement_policy::strict) r.placement = b.placement;
   if (!b.fusion) r.fusion = false;
+  if (!b.join_launches) r.join_launches = false;
   return r;
 }
 
@@ -41,5 +45,6 @@ inline constexpr options unchecked{sync_policy::unchecked};
 inline constexpr options relaxed{sync_policy::checked, placement_policy::relaxed};
 inline constexpr options no_fusion{sync_policy::checked, placement_policy::strict, false};
 inline constexpr options as_written{sync_policy::checked, placement_policy::as_written};
+inline constexpr options separate_launches{sync_policy::checked, placement_policy::strict, true, false};
 
 }  // namespace streamdsl

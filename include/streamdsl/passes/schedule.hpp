@@ -10,6 +10,7 @@
 // functions the passes cost a 20-statement plan unit ~290M cicc
 // instructions, 5% of its compile (docs/benchmarks.md, session 6).
 #include "fusion.hpp"
+#include "join_launches.hpp"
 #include "lower_to_ops.hpp"
 #include "lower_wait_stream.hpp"
 #include "memory_plan.hpp"
@@ -38,7 +39,8 @@ constexpr plan_model schedule(ir::program p, options o) {
   }
   place_work(m, o);
   remove_redundant_waits(m);
-  const auto parts = fuse_runs(ir::view_of(m.ir), o.fusion);
+  auto parts = fuse_runs(ir::view_of(m.ir), o.fusion);
+  if (o.fusion && o.join_launches) parts = join_launches(ir::view_of(m.ir), parts, &m);
   plan_memory(m, parts);
   lower_to_ops(m, parts);
   m.intern_notes();
@@ -59,6 +61,7 @@ constexpr plan_sizes bounds_of(const ir::program& p, options o) {
   z = passes::place_work_bound(z);
   z = passes::remove_redundant_waits_bound(z);
   z = passes::fuse_runs_bound(z, p);
+  if (o.fusion && o.join_launches) z = passes::join_launches_bound(z);
   z = passes::plan_memory_bound(z);
   z = passes::lower_to_ops_bound(z);
   return notes_bound(z);

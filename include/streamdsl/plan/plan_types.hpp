@@ -40,6 +40,12 @@ struct kernel_info {
   std::int32_t parts = 1;  // it iterates 1/parts of the domain (its statements' chunks)
   std::int32_t first = 0;  // into the plan's kernel statement list
   std::int32_t count = 0;
+  // A launch covers kernels [k, k + segments) of one stream: independent
+  // kernels (no region one writes is touched by another) issued as one
+  // multi-tensor launch, each a segment of its grid (passes/join_launches.hpp).
+  // 1 for a kernel launched alone, 0 on every kernel but a launch's first;
+  // the plan's kernel op names the first.
+  std::int32_t segments = 1;
 };
 
 // Where a buffer lives while the plan runs.

@@ -109,6 +109,16 @@ struct plan_view {
       if (k.stream == s) n += static_cast<std::size_t>(k.count);
     return n;
   }
+  // The kernels launch k covers (see kernel_info::segments): k, k + 1, ...
+  constexpr std::size_t segments_of(std::size_t k) const {
+    return static_cast<std::size_t>(kernels[k].segments);
+  }
+  // Launches issued (a kernel op each), on all streams.
+  constexpr std::size_t launch_count() const {
+    std::size_t n = 0;
+    for (const auto& op : ops) n += op.kind == op_kind::kernel;
+    return n;
+  }
   constexpr detail::array_view<std::int32_t> kernel_statements(std::size_t k) const {
     return kernel_stmts.subspan(static_cast<std::size_t>(kernels[k].first),
                                 static_cast<std::size_t>(kernels[k].count));

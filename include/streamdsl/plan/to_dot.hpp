@@ -32,7 +32,7 @@ namespace detail {
       if (op.stream != s) continue;
       detail::text label;
       if (op.kind == op_kind::kernel) {
-        detail::render_kernel(p, op.kernel, label);
+        detail::render_launch(p, op.kernel, label);
       } else if (op.kind == op_kind::step) {
         ir::render_statement(v, v.stmts[op.stmt], label);
       } else {

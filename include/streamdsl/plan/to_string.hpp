@@ -43,14 +43,14 @@ namespace detail {
   }
 }
 
-[[gnu::cold]] constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t) {
+[[gnu::cold]] constexpr void render_kernel(const plan_view& p, std::int32_t k, text& t, int indent = 4) {
   const auto& info = p.kernels[static_cast<std::size_t>(k)];
   t << "kernel k" << k << " over ";
   if (info.parts > 1) t << "1/" << info.parts << " of ";
   t << p.ir.domain_name(info.domain) << " {\n";
   for (auto i : p.kernel_statements(static_cast<std::size_t>(k))) {
     const auto& s = p.ir.stmts[i];
-    t.indent(6);
+    t.indent(indent + 2);
     ir::render_statement(p.ir, s, t);
     t << ';';
     const auto where = p.storage[static_cast<std::size_t>(s.target)];
@@ -58,6 +58,20 @@ namespace detail {
       t << "  // register";
     else if (where >= 0)
       t << "  // slot " << where;
+    t << '\n';
+  }
+  t.indent(indent) << '}';
+}
+
+// A kernel op: one kernel, or the kernels of a multi-tensor launch, each a
+// segment of one grid.
+[[gnu::cold]] constexpr void render_launch(const plan_view& p, std::int32_t k, text& t) {
+  const auto n = static_cast<std::int32_t>(p.segments_of(static_cast<std::size_t>(k)));
+  if (n == 1) return render_kernel(p, k, t);
+  t << "launch of " << n << " kernels, one grid {\n";
+  for (std::int32_t g = k; g < k + n; ++g) {
+    t.indent(6);
+    render_kernel(p, g, t, 6);
     t << '\n';
   }
   t.indent(4) << '}';
@@ -70,6 +84,8 @@ namespace detail {
   detail::text t;
   const auto& v = p.ir;
   t << "// streamdsl plan: " << p.kernel_count() << (p.kernel_count() == 1 ? " kernel, " : " kernels, ");
+  if (p.launch_count() != p.kernel_count())
+    t << "in " << p.launch_count() << (p.launch_count() == 1 ? " launch, " : " launches, ");
   if (p.step_count() > 0) t << p.step_count() << (p.step_count() == 1 ? " step, " : " steps, ");
   t << p.sync_count() << " syncs, " << v.streams.size() << (v.streams.size() == 1 ? " stream" : " streams")
     << ", " << p.slot_count() << " workspace slots\n";
@@ -84,7 +100,7 @@ namespace detail {
       if (op.stream != s) continue;
       t.indent(4);
       if (op.kind == op_kind::kernel)
-        detail::render_kernel(p, op.kernel, t);
+        detail::render_launch(p, op.kernel, t);
       else if (op.kind == op_kind::step) {
         ir::render_statement(v, v.stmts[op.stmt], t);
         t << ';';

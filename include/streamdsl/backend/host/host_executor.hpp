@@ -108,8 +108,11 @@ inline void check_plan(const plan_view& plan) {
     if (op.stream < 0 || static_cast<std::size_t>(op.stream) >= plan.stream_count())
       bad(i, "names no stream slot");
     if (op.kind == op_kind::kernel &&
-        (op.kernel < 0 || static_cast<std::size_t>(op.kernel) >= plan.kernel_count()))
-      bad(i, "names no kernel");
+        (op.kernel < 0 || static_cast<std::size_t>(op.kernel) >= plan.kernel_count() ||
+         plan.segments_of(static_cast<std::size_t>(op.kernel)) < 1 ||
+         static_cast<std::size_t>(op.kernel) + plan.segments_of(static_cast<std::size_t>(op.kernel)) >
+             plan.kernel_count()))
+      bad(i, "names no kernel (or a launch past the last kernel)");
     if (op.kind == op_kind::step &&
         (op.stmt < 0 || static_cast<std::size_t>(op.stmt) >= plan.ir.stmts.size() ||
          plan.ir.stmts[static_cast<std::size_t>(op.stmt)].kind != ir::stmt_kind::step))
@@ -346,7 +349,12 @@ class host_executor {
           if (host_detail::op_hook* hook = before_op_.get()) hook->before(i);
           const plan_op& op = plan.ops[static_cast<std::size_t>(i)];
           switch (op.kind) {
-            case op_kind::kernel: team_.run(kernels[static_cast<std::size_t>(op.kernel)], scratch); break;
+            case op_kind::kernel: {
+              // A launch's segments are independent: one after another is one of its orders.
+              const auto k = static_cast<std::size_t>(op.kernel);
+              for (std::size_t g = k; g < k + plan.segments_of(k); ++g) team_.run(kernels[g], scratch);
+              break;
+            }
             case op_kind::step:
               switch (plan.ir.stmts[static_cast<std::size_t>(op.stmt)].code) {
                 case ir::step_code::copy: {
