@@ -5,7 +5,8 @@
 #include <vector>
 
 // t1 and t2 each span two kernels of main (a statement of another domain
-// between them ends each run), so both need memory; t1 is dead before t2's
+// between them ends each run, and the kernels are launched one by one:
+// joined into one launch, every temp would stay in registers), so both need memory; t1 is dead before t2's
 // first access, so t2 takes t1's slot. Reading t1 after t2 is written keeps
 // them apart.
 template <bool ReadT1Late>
@@ -28,11 +29,11 @@ constexpr auto one_stream_temps = [](sd::builder& p) {
 };
 
 TEST_CASE("a slot is reused on one stream once the old temp is dead", "[memory]") {
-  constexpr auto reused = sd::program(one_stream_temps<false>);
+  constexpr auto reused = sd::program<sd::separate_launches>(one_stream_temps<false>);
   STATIC_REQUIRE(reused.plan().storage_of("t1") >= 0);
   STATIC_REQUIRE(reused.plan().storage_of("t2") == reused.plan().storage_of("t1"));
   STATIC_REQUIRE(reused.plan().slot_count() == 1);
-  constexpr auto overlapping = sd::program(one_stream_temps<true>);
+  constexpr auto overlapping = sd::program<sd::separate_launches>(one_stream_temps<true>);
   STATIC_REQUIRE(overlapping.plan().slot_count() == 2);
   STATIC_REQUIRE(overlapping.plan().storage_of("t2") != overlapping.plan().storage_of("t1"));
 }

@@ -344,7 +344,8 @@ TEST_CASE("fusion: four ops on one stream are one kernel", "[scheduler][fusion]"
   STATIC_REQUIRE(unfused.plan().kernel_count() == 2);
 }
 
-TEST_CASE("fusion stops at a sync and at a domain change", "[scheduler][fusion]") {
+TEST_CASE("a domain change starts another kernel of the same launch; a dropped sync splits nothing",
+          "[scheduler][fusion]") {
   constexpr auto prog = sd::program([](sd::builder& p) {
     auto m = p.domain("m");
     auto x = p.input<float>("x");
@@ -354,12 +355,28 @@ TEST_CASE("fusion stops at a sync and at a domain change", "[scheduler][fusion]"
     auto c = p.output<float>("c");
     auto e = p.event("e");
     a = x + 1;
-    b = u * 2;  // another domain: another kernel
-    c = a * 3;
-    e.record();  // nothing waits: dropped, but ...
-    c = c + 1;
+    b = u * 2;   // another domain: another kernel, launched with the first
+    c = a * 3;   // depends on #0: joins its kernel across the independent #1
+    e.record();  // nothing waits: dropped, so ...
+    c = c + 1;   // ... this joins too
   });
-  STATIC_REQUIRE(prog.plan().kernel_count() == 3);
+  STATIC_REQUIRE(prog.plan().kernel_count() == 2);
+  STATIC_REQUIRE(prog.plan().launch_count() == 1);
+  STATIC_REQUIRE(prog.plan().kernels[0].count == 3);
+  STATIC_REQUIRE(prog.plan().has_note("regrouped out of program order"));
+  constexpr auto separate = sd::program<sd::separate_launches>([](sd::builder& p) {
+    auto m = p.domain("m");
+    auto x = p.input<float>("x");
+    auto u = p.input<float>("u", m);
+    auto a = p.output<float>("a");
+    auto b = p.output<float>("b", m);
+    auto c = p.output<float>("c");
+    a = x + 1;
+    b = u * 2;
+    c = a * 3;
+  });
+  STATIC_REQUIRE(separate.plan().kernel_count() == 3);
+  STATIC_REQUIRE(separate.plan().launch_count() == 3);
 }
 
 // Three ops on each of two streams, then a join on main.

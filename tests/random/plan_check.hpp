@@ -2,13 +2,13 @@
 // Checks a scheduled plan without running it: every pair of conflicting
 // memory accesses in the plan is ordered, in program order, by the plan's own
 // happens-before (stream order of ops, record -> wait edges, entry and exit
-// edges). Accesses are regions (whole buffers or chunks, by kernels and by
-// steps such as copies); two conflict only where they share elements. Memory is what an executor touches: a
-// bound buffer, a workspace slot (so two temps sharing a slot conflict), or a register temp (which must stay
-// inside one kernel, or, for a temp used chunk by chunk, each chunk inside one kernel and each kernel on one
-// chunk of one size: every kernel's registers hold its own chunk). This is stronger than running find_race on
-// the scheduled statements: it checks the ops the executors follow, after fusion and memory planning, and it
-// is written independently of the passes.
+// edges; the kernels of one launch run at once). Accesses are regions (whole buffers or chunks, by kernels
+// and by steps such as copies); two conflict only where they share elements. Memory is what an executor
+// touches: a bound buffer, a workspace slot (so two temps sharing a slot conflict), or a register temp (which
+// must stay inside one kernel, or, for a temp used chunk by chunk, each chunk inside one kernel and each
+// kernel on one chunk of one size: every kernel's registers hold its own chunk). This is stronger than
+// running find_race on the scheduled statements: it checks the ops the executors follow, after fusion and
+// memory planning, and it is written independently of the passes.
 #include <cstdint>
 #include <sstream>
 #include <streamdsl/ir/render.hpp>
@@ -42,10 +42,21 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
         err << "op " << i << " names kernel " << op.kernel << " out of range\n";
         return err.str();
       }
-      ++kernel_seen[static_cast<std::size_t>(op.kernel)];
-      op_of_kernel[static_cast<std::size_t>(op.kernel)] = i;
-      if (v.kernels[static_cast<std::size_t>(op.kernel)].stream != op.stream)
-        err << "op " << i << " issues kernel k" << op.kernel << " on another stream than the kernel's\n";
+      // A launch: kernels op.kernel ... op.kernel + segments - 1, the first naming their count.
+      const auto first = static_cast<std::size_t>(op.kernel);
+      const auto segments = v.kernels[first].segments;
+      if (segments < 1 || first + static_cast<std::size_t>(segments) > v.kernels.size()) {
+        err << "op " << i << " launches " << segments << " kernels from k" << op.kernel << ", out of range\n";
+        return err.str();
+      }
+      for (auto k = first; k < first + static_cast<std::size_t>(segments); ++k) {
+        ++kernel_seen[k];
+        op_of_kernel[k] = i;
+        if (v.kernels[k].stream != op.stream)
+          err << "op " << i << " issues kernel k" << k << " on another stream than the kernel's\n";
+        if (k > first && v.kernels[k].segments != 0)
+          err << "kernel k" << k << " is a segment of op " << i << "'s launch but counts segments itself\n";
+      }
     } else if (op.kind == op_kind::wait) {
       if (op.waits_for < 0 || static_cast<std::size_t>(op.waits_for) >= i ||
           ops[static_cast<std::size_t>(op.waits_for)].kind != op_kind::record) {
@@ -80,6 +91,7 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   struct access {
     std::int32_t origin;    // position in the user's program
     std::size_t op;         // the kernel or step op
+    std::int64_t kernel;    // its kernel (-1 for a step): a launch's kernels run at once
     std::int32_t position;  // index of the statement inside its kernel (0 for a step)
     std::int64_t location;  // memory: bound buffer b -> b, slot s -> -(s + 1) - 1'000'000
     ir::region where;       // the region of its buffer
@@ -152,7 +164,7 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
       } else if (v.ir.buffers[static_cast<std::size_t>(b)].kind == ir::access::temp) {
         err << "temp '" << v.ir.buffer_name(b) << "' is bound by the caller\n";
       }
-      accesses.push_back({s.origin, op, position, location, r, writes, idx});
+      accesses.push_back({s.origin, op, k, position, location, r, writes, idx});
     };
     for (const auto& r : regions.reads) add(r, false);
     for (const auto& r : regions.writes) add(r, true);
@@ -217,7 +229,9 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
       ir::region other = b.where;
       other.buffer = a.where.buffer;
       if (!regions_meet(a.where, other)) continue;
-      const bool ordered = a.op == b.op ? a.position < b.position : before[b.op].contains(a.op);
+      // One launch orders only the statements of one of its kernels (segments run at once).
+      const bool ordered =
+          a.op == b.op ? a.kernel == b.kernel && a.position < b.position : before[b.op].contains(a.op);
       if (!ordered) {
         err << "user statements #" << a.origin << " (" << (a.writes ? "writes" : "reads") << " '"
             << v.ir.buffer_name(a.where.buffer) << "') and #" << b.origin << " ("

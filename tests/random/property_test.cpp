@@ -116,8 +116,17 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
     if (v.kernels[k].parts > 1)
       seen.insert(v.kernels[k].count > 1 ? "fused chunked kernel" : "chunked kernel");
   }
-  for (const auto& op : v.ops)
+  for (const auto& op : v.ops) {
     if (op.role == sd::sync_role::automatic) seen.insert("sync inserted");
+    if (op.kind != sd::op_kind::kernel || v.kernels[static_cast<std::size_t>(op.kernel)].segments < 2)
+      continue;
+    seen.insert("multi-kernel launch");
+    std::set<int> launch_domains;
+    for (auto k = op.kernel; k < op.kernel + v.kernels[static_cast<std::size_t>(op.kernel)].segments; ++k)
+      launch_domains.insert(v.kernels[static_cast<std::size_t>(k)].domain);
+    if (launch_domains.size() > 1) seen.insert("launch over several domains");
+  }
+  if (v.has_note("regrouped out of program order")) seen.insert("statements regrouped for a launch");
   if (v.has_note("already implied")) seen.insert("redundant wait removed");
   // The typed family (the public API) reaches copies and chunks too.
   if (g.family == "typed" && seen.count("copy")) seen.insert("typed: copy");
@@ -243,7 +252,8 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
     for (const char* f :
          {"copy", "copy of a chunk", "copy across domains", "copy from host memory", "copy to host memory",
           "copy host to host", "copy from a chunk of host memory", "copy of pageable memory", "chunk written",
-          "typed: copy", "typed: chunk written"}) {
+          "typed: copy", "typed: chunk written", "multi-kernel launch", "launch over several domains",
+          "statements regrouped for a launch"}) {
       INFO("feature: " << f);
       CHECK(t.features[f] > 0);
     }

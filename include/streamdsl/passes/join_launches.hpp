@@ -46,7 +46,7 @@ constexpr std::int32_t find_root(detail::dyn_array<std::int32_t>& parent, std::i
 }  // namespace join_detail
 
 template <class = void>
-constexpr kernel_partition join_launches(const ir::program_view& p, const kernel_partition& runs,
+constexpr kernel_partition join_launches(const ir::program_view& p, kernel_partition runs,
                                          plan_model* notes = nullptr) {
   using join_detail::find_root;
   const auto kernels = static_cast<std::int32_t>(runs.kernels.size());
@@ -75,6 +75,7 @@ constexpr kernel_partition join_launches(const ir::program_view& p, const kernel
   detail::dyn_array<std::int32_t> open(p.streams.size(), -1);          // per stream: its open launch
   detail::dyn_array<std::int32_t> open_segments(p.streams.size(), 0);  // and how many segments it has
   detail::dyn_array<std::int32_t> conflicts;
+  bool any_window = false;  // some stream has two kernels between syncs
   auto add_conflicts = [&](const ir::region& r, bool writes, std::int32_t launch) {
     for (auto a = newest[static_cast<std::size_t>(r.buffer)]; a >= 0;
          a = accesses[static_cast<std::size_t>(a)].next) {
@@ -100,6 +101,7 @@ constexpr kernel_partition join_launches(const ir::program_view& p, const kernel
       launch_of[static_cast<std::size_t>(k)] = k;
       continue;
     }
+    any_window = true;
     // The segments of the open launch that kernel k depends on: one shape
     // with k, they merge with it; another, the launch ends before k.
     conflicts.clear();
@@ -128,6 +130,8 @@ constexpr kernel_partition join_launches(const ir::program_view& p, const kernel
       for (const auto& r : ir::writes_of(p, p.stmts[i])) record(r, true, k, launch);
     }
   }
+
+  if (!any_window) return runs;  // every kernel launched alone, as fuse_runs made them
 
   // Emit each launch where its last kernel was issued (every kernel of it
   // is then issued, and nothing else on its stream came between). Its

@@ -40,7 +40,8 @@ constexpr plan_model schedule(ir::program p, options o) {
   place_work(m, o);
   remove_redundant_waits(m);
   auto parts = fuse_runs(ir::view_of(m.ir), o.fusion);
-  if (o.fusion && o.join_launches) parts = join_launches(ir::view_of(m.ir), parts, &m);
+  if (o.fusion && o.join_launches)
+    parts = join_launches(ir::view_of(m.ir), static_cast<passes::kernel_partition&&>(parts), &m);
   plan_memory(m, parts);
   lower_to_ops(m, parts);
   m.intern_notes();

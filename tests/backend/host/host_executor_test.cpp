@@ -397,3 +397,66 @@ TEST_CASE("buffers of two domains with different extents", "[host][domains]") {
   CHECK(y[1024] == (1024.0f + 1) * 3);
   CHECK(v[36] == 41.0f * 2);
 }
+
+namespace {
+// An optimizer-like step written tensor by tensor over two domains, with a
+// temp, a double tensor and a 0-d value among them: one launch of
+// independent kernels (statements #3 and #4 join #0's kernel across the
+// others), then a launch after the 0-d value it reads.
+constexpr int tensors = 3;
+constexpr auto multi_tensor = sd::program([](sd::builder& p) {
+  auto big = p.domain("big");
+  auto small = p.domain("small");
+  auto lr = p.param<float>("lr");
+  auto wb = p.inouts<float>("wb", tensors, big);
+  auto gb = p.inputs<float>("gb", tensors, big);
+  auto ws = p.inouts<double>("ws", tensors, small);
+  auto gs = p.inputs<double>("gs", tensors, small);
+  auto t = p.temp<float>("t", big);
+  auto norm = p.inout<float>("norm", sd::scalar);
+  t = gb[0] * 2;  // #0
+  for (int i = 0; i < tensors; ++i) {
+    ws[i] = ws[i] - lr * gs[i];
+    if (i > 0) wb[i] = wb[i] - lr * gb[i];
+  }
+  wb[0] = wb[0] - lr * t;  // joins #0's kernel
+  norm = norm + 1;         // 0-d, independent
+  wb[1] = wb[1] * norm;    // reads the 0-d value: the next launch
+});
+}  // namespace
+
+TEST_CASE("kernels of two domains between syncs run as one launch with the program's meaning",
+          "[host][domains][multi_tensor]") {
+  constexpr auto plan = multi_tensor.plan();
+  STATIC_REQUIRE(plan.launch_count() == 2);
+  STATIC_REQUIRE(plan.kernels[0].segments > 2);
+  STATIC_REQUIRE(plan.storage_of("t") == sd::storage_register);
+  constexpr std::size_t nb = 4099, ns = 37;  // odd sizes: vector heads and tails
+  std::vector<std::vector<float>> wb, gb;
+  std::vector<std::vector<double>> ws, gs;
+  for (int i = 0; i < tensors; ++i) {
+    wb.push_back(ramp<float>(nb, 1.0f + static_cast<float>(i), 0.25f));
+    gb.push_back(ramp<float>(nb, 0.5f, 0.125f * static_cast<float>(i + 1)));
+    ws.push_back(ramp<double>(ns, 2.0 + i, 0.5));
+    gs.push_back(ramp<double>(ns, -1.0, 0.25 * (i + 1)));
+  }
+  const auto wb0 = wb;
+  const auto ws0 = ws;
+  float norm = 2.0f;
+  const float lr = 0.5f;
+  backend_test::executor ex;
+  ex.run(multi_tensor, sd::bind("lr", lr), sd::bind("wb", wb), sd::bind("gb", gb), sd::bind("ws", ws),
+         sd::bind("gs", gs), sd::bind("norm", &norm, 1));
+  CHECK(norm == 3.0f);
+  std::size_t wrong = 0;
+  for (int i = 0; i < tensors; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    for (std::size_t j = 0; j < nb; ++j) {
+      float want = i == 0 ? wb0[k][j] - lr * (gb[k][j] * 2) : wb0[k][j] - lr * gb[k][j];
+      if (i == 1) want = want * 3.0f;
+      wrong += wb[k][j] != want;
+    }
+    for (std::size_t j = 0; j < ns; ++j) wrong += ws[k][j] != ws0[k][j] - static_cast<double>(lr) * gs[k][j];
+  }
+  CHECK(wrong == 0);
+}

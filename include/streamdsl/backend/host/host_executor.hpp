@@ -350,9 +350,12 @@ class host_executor {
           const plan_op& op = plan.ops[static_cast<std::size_t>(i)];
           switch (op.kind) {
             case op_kind::kernel: {
-              // A launch's segments are independent: one after another is one of its orders.
+              // A launch's kernels are independent: any order is one a GPU may
+              // take. Under stress they run last to first, so that a plan
+              // whose launch hides a dependence gives a wrong result.
               const auto k = static_cast<std::size_t>(op.kernel);
-              for (std::size_t g = k; g < k + plan.segments_of(k); ++g) team_.run(kernels[g], scratch);
+              const auto n = plan.segments_of(k);
+              for (std::size_t g = 0; g < n; ++g) team_.run(kernels[delays ? k + n - 1 - g : k + g], scratch);
               break;
             }
             case op_kind::step:

@@ -1,0 +1,174 @@
+// join_launches: a stream's kernels between syncs become launches of
+// independent kernels, a kernel joining the same-shape kernels it depends on.
+#include <catch2/catch.hpp>
+#include <streamdsl/streamdsl.hpp>
+
+namespace {
+
+// Two domains written tensor by tensor, as an optimizer step is.
+constexpr auto interleaved = sd::program([](sd::builder& p) {
+  auto a = p.domain("a");
+  auto b = p.domain("b");
+  auto lr = p.param<float>("lr");
+  auto wa = p.inouts<float>("wa", 3, a);
+  auto ga = p.inputs<float>("ga", 3, a);
+  auto wb = p.inouts<float>("wb", 3, b);
+  auto gb = p.inputs<float>("gb", 3, b);
+  for (int i = 0; i < 3; ++i) {
+    wa[i] = wa[i] - lr * ga[i];
+    wb[i] = wb[i] - lr * gb[i];
+  }
+});
+
+}  // namespace
+
+TEST_CASE("join_launches: independent kernels of two domains are one launch", "[passes][join_launches]") {
+  constexpr auto plan = interleaved.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 6);
+  STATIC_REQUIRE(plan.launch_count() == 1);
+  STATIC_REQUIRE(plan.kernels[0].segments == 6);
+  STATIC_REQUIRE(plan.kernels[1].segments == 0);
+  // Segments in program order, each of one domain.
+  STATIC_REQUIRE(plan.kernels[0].domain != plan.kernels[1].domain);
+  STATIC_REQUIRE(plan.kernels[0].domain == plan.kernels[2].domain);
+  STATIC_REQUIRE(plan.has_note("run as one launch"));
+  STATIC_REQUIRE(!plan.has_note("regrouped"));  // nothing moved: each kernel is one tensor's statement
+  STATIC_REQUIRE(sd::dump(plan).view().starts_with("// streamdsl plan: 6 kernels, in 1 launch,"));
+}
+
+TEST_CASE("join_launches: separate_launches keeps a launch per kernel", "[passes][join_launches]") {
+  constexpr auto separate = sd::program<sd::separate_launches>([](sd::builder& p) {
+    auto a = p.domain("a");
+    auto b = p.domain("b");
+    auto x = p.inout<float>("x", a);
+    auto y = p.inout<float>("y", b);
+    x = x + 1;
+    y = y + 1;
+  });
+  STATIC_REQUIRE(separate.plan().kernel_count() == 2);
+  STATIC_REQUIRE(separate.plan().launch_count() == 2);
+}
+
+TEST_CASE("join_launches: a kernel joins the kernel it depends on across independent ones",
+          "[passes][join_launches]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto a = p.domain("a");
+    auto b = p.domain("b");
+    auto x = p.input<float>("x", a);
+    auto t = p.temp<float>("t", a);
+    auto y = p.output<float>("y", a);
+    auto u = p.inout<float>("u", b);
+    t = x * 2;  // #0 segment over a
+    u = u + 1;  // #1 segment over b
+    y = t + 1;  // #2 reads #0's t: joins #0's segment (t stays in registers)
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 2);
+  STATIC_REQUIRE(plan.launch_count() == 1);
+  STATIC_REQUIRE(plan.kernels[0].count == 2);
+  STATIC_REQUIRE(plan.storage_of("t") == sd::storage_register);
+  STATIC_REQUIRE(plan.has_note("regrouped out of program order"));
+}
+
+TEST_CASE("join_launches: a dependence on another shape ends the launch", "[passes][join_launches]") {
+  // A 0-d value computed once, then used over a domain: its kernel must finish first.
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto a = p.domain("a");
+    auto b = p.domain("b");
+    auto s = p.inout<float>("s", sd::scalar);
+    auto x = p.inout<float>("x", a);
+    auto y = p.inout<float>("y", b);
+    y = y + 1;  // #0 over b
+    s = s * 2;  // #1 0-d: independent of #0, same launch
+    x = x * s;  // #2 over a reads #1's s: another launch
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 3);
+  STATIC_REQUIRE(plan.launch_count() == 2);
+  STATIC_REQUIRE(plan.kernels[0].segments == 2);
+  STATIC_REQUIRE(plan.kernels[2].segments == 1);
+}
+
+TEST_CASE("join_launches: a sync or a step ends the launch", "[passes][join_launches]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto a = p.domain("a");
+    auto b = p.domain("b");
+    auto x = p.inout<float>("x", a);
+    auto y = p.inout<float>("y", b);
+    auto z = p.output<float>("z", b);
+    x = x + 1;       // #0
+    sd::copy(z, y);  // #1 a step between
+    y = y * 2;       // #2
+    x = x * 2;       // #3
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 3);
+  STATIC_REQUIRE(plan.launch_count() == 2);
+}
+
+TEST_CASE("join_launches: a one-domain program's plan has no multi-kernel launch",
+          "[passes][join_launches]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    auto side = p.stream("side");
+    auto e = p.event("e");
+    y = x + 1;
+    e.record();
+    sd::with_stream(side, [&] {
+      e.wait();
+      y = y * 2;
+    });
+  });
+  STATIC_REQUIRE(prog.plan().launch_count() == prog.plan().kernel_count());
+  STATIC_REQUIRE(!prog.plan().has_note("fusion:"));
+}
+
+TEST_CASE("join_launches: temps of one launch's kernels never share a slot", "[passes][join_launches]") {
+  // t1 is last read (#3) before t2 is first written (#5) in program order,
+  // but both in one launch, whose kernels run at once: sharing a slot would
+  // let #5 overwrite t1 while #3 reads it.
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto a = p.domain("a");
+    auto b = p.domain("b");
+    auto x = p.input<float>("x", a);
+    auto w = p.inout<float>("w", b);
+    auto h = p.output<float>("h", b);
+    auto o1 = p.output<float>("o1", a);
+    auto o2 = p.output<float>("o2", a);
+    auto t1 = p.temp<float>("t1", a);
+    auto t2 = p.temp<float>("t2", a);
+    t1 = x + 1;      // #0
+    sd::copy(h, w);  // #1 ends the launch: t1 is read by another kernel
+    o1 = t1 * 2;     // #2 -
+    w = w + 1;       // #3  one launch: three kernels
+    t2 = x * 3;      // #4 -
+    sd::copy(h, w);  // #5
+    o2 = t2 + 1;     // #6
+  });
+  constexpr auto plan = prog.plan();
+  STATIC_REQUIRE(plan.kernels[1].segments == 3);
+  STATIC_REQUIRE(plan.storage_of("t1") >= 0);
+  STATIC_REQUIRE(plan.storage_of("t2") >= 0);
+  STATIC_REQUIRE(plan.storage_of("t1") != plan.storage_of("t2"));
+  constexpr auto separate = sd::program<sd::separate_launches>([](sd::builder& p) {
+    auto a = p.domain("a");
+    auto b = p.domain("b");
+    auto x = p.input<float>("x", a);
+    auto w = p.inout<float>("w", b);
+    auto h = p.output<float>("h", b);
+    auto o1 = p.output<float>("o1", a);
+    auto o2 = p.output<float>("o2", a);
+    auto t1 = p.temp<float>("t1", a);
+    auto t2 = p.temp<float>("t2", a);
+    t1 = x + 1;
+    sd::copy(h, w);
+    o1 = t1 * 2;
+    w = w + 1;
+    t2 = x * 3;
+    sd::copy(h, w);
+    o2 = t2 + 1;
+  });
+  // Launched one by one, the kernels run in order and the slot is shared.
+  STATIC_REQUIRE(separate.plan().storage_of("t1") == separate.plan().storage_of("t2"));
+}
