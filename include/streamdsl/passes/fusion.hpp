@@ -17,21 +17,18 @@
 
 namespace streamdsl::passes {
 
-// A launch's statements span this window of program order
-// (passes/join_launches.hpp): its segments run at once, so the memory plan
-// takes each of their accesses as spanning the window.
-struct launch_window {
-  std::int32_t first = -1;
-  std::int32_t last = -1;
-};
-
 struct kernel_partition {
   detail::dyn_array<kernel_info> kernels;        // in issue order
   detail::dyn_array<std::int32_t> stmts;         // statements, kernel by kernel
   detail::dyn_array<std::int32_t> issue_before;  // per kernel: the statement it is issued before
   detail::dyn_array<std::int32_t> kernel_of;     // per statement: its kernel, or -1
-  detail::dyn_array<launch_window>
-      window_of;  // per kernel of a multi-kernel launch ({-1, -1}: alone); may be empty
+  // Per kernel of a multi-kernel launch (passes/join_launches.hpp), the
+  // first and last statement its launch spans in program order (-1: launched
+  // alone; both empty before joining). The launch's kernels run at once, so
+  // the memory plan takes each of their accesses as spanning that window.
+  // (Arrays of int32_t: a dyn_array of a struct of its own costs every unit
+  // its instantiation.)
+  detail::dyn_array<std::int32_t> window_first, window_last;
 };
 
 template <class = void>

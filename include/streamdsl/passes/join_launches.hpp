@@ -55,6 +55,12 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
     const auto before = runs.issue_before[static_cast<std::size_t>(k)];
     return before >= n || p.stmts[before].kind != ir::stmt_kind::assign;
   };
+  // Nothing to join unless some stream has two kernels between syncs (a
+  // kernel followed by an assignment of another shape): never, in a
+  // program of one shape.
+  bool any_window = false;
+  for (std::int32_t k = 0; k < kernels && !any_window; ++k) any_window = !closes(k);
+  if (!any_window) return runs;
   auto statements = [&](std::int32_t k) {
     const auto& info = runs.kernels[static_cast<std::size_t>(k)];
     return detail::array_view<std::int32_t>{runs.stmts.data() + info.first,
@@ -65,23 +71,19 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
   detail::dyn_array<std::int32_t> launch_of(runs.kernels.size(), -1), parent(runs.kernels.size(), 0);
   for (std::int32_t k = 0; k < kernels; ++k) parent[static_cast<std::size_t>(k)] = k;
   // Each buffer's accesses by kernels in multi-kernel windows, newest first
-  // (a list per buffer through `next`), with the launch that made them.
-  struct buffer_access {
-    std::int32_t next, kernel, launch;
-    bool writes;
-  };
-  detail::dyn_array<buffer_access> accesses;
+  // (a list per buffer through `next`), with the launch that made them: four
+  // integers each, {next, kernel, launch, writes}.
+  detail::dyn_array<std::int32_t> accesses;
   detail::dyn_array<std::int32_t> newest(p.buffers.size(), -1);
   detail::dyn_array<std::int32_t> open(p.streams.size(), -1);          // per stream: its open launch
   detail::dyn_array<std::int32_t> open_segments(p.streams.size(), 0);  // and how many segments it has
   detail::dyn_array<std::int32_t> conflicts;
-  bool any_window = false;  // some stream has two kernels between syncs
   auto add_conflicts = [&](const ir::region& r, bool writes, std::int32_t launch) {
     for (auto a = newest[static_cast<std::size_t>(r.buffer)]; a >= 0;
-         a = accesses[static_cast<std::size_t>(a)].next) {
-      const auto& x = accesses[static_cast<std::size_t>(a)];
-      if (x.launch != launch || !(writes || x.writes)) continue;
-      const auto root = find_root(parent, x.kernel);
+         a = accesses[static_cast<std::size_t>(a)]) {
+      const auto* x = accesses.data() + a;
+      if (x[2] != launch || !(writes || x[3] != 0)) continue;
+      const auto root = find_root(parent, x[1]);
       bool seen = false;
       for (auto c : conflicts) seen = seen || c == root;
       if (!seen) conflicts.push_back(root);
@@ -89,8 +91,12 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
   };
   auto record = [&](const ir::region& r, bool writes, std::int32_t k, std::int32_t launch) {
     auto& head = newest[static_cast<std::size_t>(r.buffer)];
-    accesses.push_back({head, k, launch, writes});
-    head = static_cast<std::int32_t>(accesses.size() - 1);
+    const auto at = static_cast<std::int32_t>(accesses.size());
+    accesses.push_back(head);
+    accesses.push_back(k);
+    accesses.push_back(launch);
+    accesses.push_back(writes ? 1 : 0);
+    head = at;
   };
 
   for (std::int32_t k = 0; k < kernels; ++k) {
@@ -101,7 +107,6 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
       launch_of[static_cast<std::size_t>(k)] = k;
       continue;
     }
-    any_window = true;
     // The segments of the open launch that kernel k depends on: one shape
     // with k, they merge with it; another, the launch ends before k.
     conflicts.clear();
@@ -131,8 +136,6 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
     }
   }
 
-  if (!any_window) return runs;  // every kernel launched alone, as fuse_runs made them
-
   // Emit each launch where its last kernel was issued (every kernel of it
   // is then issued, and nothing else on its stream came between). Its
   // segments come in order of their first statements, each segment's
@@ -146,7 +149,7 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
     const auto launch = launch_of[static_cast<std::size_t>(last)];
     if (last_of[static_cast<std::size_t>(launch)] != last) continue;
     const auto first_out = static_cast<std::int32_t>(out.kernels.size());
-    launch_window window{n, -1};
+    std::int32_t window_first = n, window_last = -1;
     bool moved = false;  // a segment joins kernels with others between them
     for (std::int32_t first = launch; first <= last; ++first) {
       const auto root = find_root(parent, first);
@@ -163,8 +166,8 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
         for (auto i : statements(k)) {
           out.stmts.push_back(i);
           out.kernel_of[static_cast<std::size_t>(i)] = kernel;
-          if (i < window.first) window.first = i;
-          if (i > window.last) window.last = i;
+          if (i < window_first) window_first = i;
+          if (i > window_last) window_last = i;
         }
         seg.count += runs.kernels[static_cast<std::size_t>(k)].count;
         moved = moved || (pieces > 0 && k != previous + 1);
@@ -178,15 +181,16 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
     }
     const auto count = static_cast<std::int32_t>(out.kernels.size()) - first_out;
     out.kernels[static_cast<std::size_t>(first_out)].segments = count;
-    out.window_of.resize(out.kernels.size(), launch_window{-1, -1});
-    if (count > 1)
-      for (auto k = first_out; k < first_out + count; ++k)
-        out.window_of[static_cast<std::size_t>(k)] = window;
+    for (auto k = first_out; k < first_out + count; ++k) {
+      out.window_first.push_back(count > 1 ? window_first : -1);
+      out.window_last.push_back(count > 1 ? window_last : -1);
+    }
     if (notes != nullptr && (count > 1 || moved)) {
       detail::text t;
       t << "fusion: " << count << (count == 1 ? " kernel" : " kernels") << " on stream '"
         << p.stream_name(runs.kernels[static_cast<std::size_t>(launch)].stream) << "' (statements #"
-        << window.first << " to #" << window.last << ") run as one launch";
+        << window_first << " to #" << window_last
+        << ") run as one launch (they share no written region; its grid is split among them by extent)";
       if (moved)
         t << "; statements regrouped out of program order: a kernel joins the statements it depends on "
              "across independent ones";

@@ -61,9 +61,11 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
     if (!ir::accesses_buffers(s.kind)) continue;
     const auto k = s.kind == ir::stmt_kind::step ? -2 : parts.kernel_of[static_cast<std::size_t>(i)];
     // In a multi-kernel launch, an access spans the launch's window.
-    launch_window span{i, i};
-    if (k >= 0 && !parts.window_of.empty() && parts.window_of[static_cast<std::size_t>(k)].first >= 0)
-      span = parts.window_of[static_cast<std::size_t>(k)];
+    std::int32_t span_first = i, span_last = i;
+    if (k >= 0 && !parts.window_first.empty() && parts.window_first[static_cast<std::size_t>(k)] >= 0) {
+      span_first = parts.window_first[static_cast<std::size_t>(k)];
+      span_last = parts.window_last[static_cast<std::size_t>(k)];
+    }
     auto touch = [&](const ir::region& r) {
       const auto at = static_cast<std::size_t>(r.buffer);
       if (out.first[at] < 0) {
@@ -71,8 +73,8 @@ constexpr buffer_accesses collect_accesses(const ir::program_view& p, const kern
         first_region[at] = r;
       }
       const auto on = at * out.streams + static_cast<std::size_t>(s.stream);
-      out.last[on] = span.last;
-      if (out.first_on[on] < 0) out.first_on[on] = span.first;
+      out.last[on] = span_last;
+      if (out.first_on[on] < 0) out.first_on[on] = span_first;
       // Fields compared in place (same buffer): cheaper to evaluate than region's ==.
       const auto& fr = first_region[at];
       const bool one_region = fr.part == r.part && fr.parts == r.parts;
