@@ -172,3 +172,54 @@ TEST_CASE("join_launches: temps of one launch's kernels never share a slot", "[p
   // Launched one by one, the kernels run in order and the slot is shared.
   STATIC_REQUIRE(separate.plan().storage_of("t1") == separate.plan().storage_of("t2"));
 }
+
+namespace {
+// An update of `Tensors` tensors of one size, tensor by tensor: 3 buffers each.
+template <int Tensors>
+constexpr auto one_size_body = [](sd::builder& p) {
+  auto lr = p.param<float>("lr");
+  auto scale = p.input<float>("scale", sd::scalar);  // 0-d: read once, not counted
+  auto w = p.inouts<float>("w", Tensors);
+  auto m = p.inouts<float>("m", Tensors);
+  auto g = p.inputs<float>("g", Tensors);
+  for (int i = 0; i < Tensors; ++i) {
+    m[i] = m[i] * 0.5f + g[i] * scale;
+    w[i] = w[i] - lr * m[i];
+  }
+};
+template <int Tensors>
+constexpr auto one_size_update = sd::program(one_size_body<Tensors>);
+}  // namespace
+
+TEST_CASE("split_wide_runs: a run of independent tensors past the buffer limit is split",
+          "[passes][join_launches]") {
+  static_assert(sd::passes::max_fused_buffers == 16, "the cases below count on it");
+  // 5 tensors: 15 buffers, one loop.
+  STATIC_REQUIRE(one_size_update<5>.plan().kernel_count() == 1);
+  STATIC_REQUIRE(!one_size_update<5>.plan().has_note("split"));
+  // 6 tensors: 18 buffers, two kernels of 3 tensors each, one launch.
+  constexpr auto plan = one_size_update<6>.plan();
+  STATIC_REQUIRE(plan.kernel_count() == 2);
+  STATIC_REQUIRE(plan.launch_count() == 1);
+  STATIC_REQUIRE(plan.kernels[0].count == 6);
+  STATIC_REQUIRE(plan.kernels[1].count == 6);
+  STATIC_REQUIRE(plan.has_note("touches 18 buffers per element: split into 2 kernels"));
+  // 16 tensors (48 buffers): as few kernels as 16 buffers each allow, evened out: 4 of 4 tensors.
+  constexpr auto wide = one_size_update<16>.plan();
+  STATIC_REQUIRE(wide.kernel_count() == 4);
+  STATIC_REQUIRE(wide.kernels[3].count == 8);
+  STATIC_REQUIRE(wide.launch_count() == 1);
+}
+
+TEST_CASE("split_wide_runs: statements that share buffers stay in one loop", "[passes][join_launches]") {
+  // A chain over 20 buffers: every statement reads the one before.
+  constexpr auto chain = sd::program([](sd::builder& p) {
+    auto x = p.inputs<float>("x", 10);
+    auto y = p.outputs<float>("y", 10);
+    y[0] = x[0] + 1;
+    for (int i = 1; i < 10; ++i) y[i] = y[i - 1] + x[i];
+  });
+  STATIC_REQUIRE(chain.plan().kernel_count() == 1);
+  // separate_launches (the baseline) keeps the wide loop.
+  STATIC_REQUIRE(sd::program<sd::separate_launches>(one_size_body<6>).plan().kernel_count() == 1);
+}

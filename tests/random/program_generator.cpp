@@ -91,10 +91,14 @@ class dynamic_generator : public generator_base {
         access::add_buffer(b_, prefix + std::to_string(i), kind, type, domain, space);
       }
     };
-    declare_buffers(ir::access::input, "in", 1, 4);
-    declare_buffers(ir::access::inout, "io", 0, 2);
-    declare_buffers(ir::access::output, "out", 1, 4);
-    declare_buffers(ir::access::temp, "t", 0, 6);
+    // A few programs have many buffers, so that runs touch more buffers than
+    // one loop keeps (passes/split_wide_runs.hpp cuts such runs).
+    wide_ = r_.chance(0.1);
+    const std::size_t wide = wide_ ? 3 : 1;
+    declare_buffers(ir::access::input, "in", 1, 4 * wide);
+    declare_buffers(ir::access::inout, "io", 0, 2 * wide);
+    declare_buffers(ir::access::output, "out", 1, 4 * wide);
+    declare_buffers(ir::access::temp, "t", 0, 6 * wide);
     // A domain is as long as the buffers bound to it: one with only temps
     // is empty (its statements do nothing, and copies from it are empty too).
     for (std::size_t d = 0; d < domains; ++d) {
@@ -132,6 +136,8 @@ class dynamic_generator : public generator_base {
         random_sync(current);
       } else if (x < 42 && chunks_) {
         chunk_loop(current);
+      } else if (x < 45 && wide_) {
+        tensor_loop(current);
       } else if (x < 54 && copies_) {
         const auto dst = random_target(chunks_ && r_.chance(0.4), spaces_ && r_.chance(0.5));
         if (!copy(current, dst) && !on_host(dst.buffer)) assign(current, dst);
@@ -213,10 +219,11 @@ class dynamic_generator : public generator_base {
   // --- statements -----------------------------------------------------------------
   // `target` = a random expression over its shape (the target's domain and
   // chunk count; `prefer`, when set, is a region the leaves favour).
-  void assign(std::int32_t stream, ir::region target, ir::region prefer = {}) {
+  void assign(std::int32_t stream, ir::region target, ir::region prefer = {},
+              const std::vector<std::int32_t>* only = nullptr) {
     const auto& info = info_of(target.buffer);
     model_->observe(access::ir(b_));
-    const shape sh{info.domain, target, prefer};
+    const shape sh{info.domain, target, prefer, only};
     operand value = expression(
         category_of(info.type) == dtype_category::boolean || r_.chance(0.1) ? want::boolean : want::numeric,
         static_cast<int>(r_.below(4)), sh);
@@ -269,6 +276,35 @@ class dynamic_generator : public generator_base {
   // assignment that favours the previous stage's chunk), each stage on its
   // own stream or, now and then, on another one per chunk. Temps among the
   // stages are written chunk by chunk and later read whole.
+  // An optimizer-like loop: several tensors (disjoint pairs of buffers of
+  // one domain), each updated by one or two statements over its own pair in
+  // a row, as an optimizer step is written tensor by tensor. In programs with
+  // many buffers the run touches more buffers than one loop keeps, so the
+  // scheduler splits it (passes/split_wide_runs.hpp).
+  void tensor_loop(std::int32_t current) {
+    const auto d = static_cast<std::int32_t>(r_.below(extents_.size()));
+    std::vector<std::int32_t> writable, others;
+    for (std::int32_t b = 0; b < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++b) {
+      const auto& info = info_of(b);
+      if (info.domain != d || on_host(b) || info.type == dtype::boolean) continue;
+      (info.kind == ir::access::input ? others : writable).push_back(b);
+    }
+    r_.shuffle(writable);
+    r_.shuffle(others);
+    for (std::size_t t = 0; !writable.empty(); ++t) {
+      std::vector<std::int32_t> pair{writable.back()};
+      writable.pop_back();
+      auto& pool = !others.empty() ? others : writable;
+      if (!pool.empty()) {
+        pair.push_back(pool.back());
+        pool.pop_back();
+      }
+      const auto updates = 1 + r_.below(2);
+      for (std::size_t u = 0; u < updates; ++u)
+        assign(current, ir::whole(pair[0]), ir::whole(pair.back()), &pair);
+    }
+  }
+
   void chunk_loop(std::int32_t current) {
     std::vector<std::int32_t> domains;
     for (std::int32_t d = 0; d < static_cast<std::int32_t>(counts_.size()); ++d)
@@ -335,6 +371,7 @@ class dynamic_generator : public generator_base {
     std::int32_t domain;
     ir::region target;
     ir::region prefer;
+    const std::vector<std::int32_t>* only = nullptr;  // when set, the buffers leaves may load
   };
 
   // Leaves: regions of buffers of the statement's domain, cut like its
@@ -347,6 +384,11 @@ class dynamic_generator : public generator_base {
       if ((info.type == dtype::boolean) != boolean || !(info.domain == sh.domain || info.domain < 0) ||
           on_host(i))
         continue;
+      if (sh.only != nullptr) {
+        bool allowed = false;
+        for (auto b : *sh.only) allowed = allowed || b == i;
+        if (!allowed) continue;
+      }
       if (info.domain < 0 || parts == 1) {
         if (readable(ir::whole(i))) out.push_back(ir::whole(i));
         if (i == sh.target.buffer && readable(ir::whole(i)))
@@ -487,7 +529,7 @@ class dynamic_generator : public generator_base {
   }
 
   detail::builder_state b_;
-  bool chunks_ = false, copies_ = false, spaces_ = false;
+  bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false;
   std::vector<std::size_t> extents_;  // per domain
   std::vector<std::vector<std::int32_t>>
       counts_;  // per domain: the chunk counts it allows (chunked programs)

@@ -49,6 +49,15 @@ class rng {
   auto& pick(C& c) {
     return c[below(c.size())];
   }
+  template <class C>
+  void shuffle(C& c) {  // Fisher-Yates, with this generator's draws
+    for (std::size_t i = c.size(); i > 1; --i) {
+      const auto j = below(i);
+      auto x = c[i - 1];
+      c[i - 1] = c[j];
+      c[j] = x;
+    }
+  }
 
  private:
   std::uint64_t state_;

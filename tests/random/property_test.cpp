@@ -127,6 +127,7 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
     if (launch_domains.size() > 1) seen.insert("launch over several domains");
   }
   if (v.has_note("regrouped out of program order")) seen.insert("statements regrouped for a launch");
+  if (v.has_note("buffers per element: split into")) seen.insert("wide run split");
   if (v.has_note("already implied")) seen.insert("redundant wait removed");
   // The typed family (the public API) reaches copies and chunks too.
   if (g.family == "typed" && seen.count("copy")) seen.insert("typed: copy");
@@ -253,7 +254,7 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
          {"copy", "copy of a chunk", "copy across domains", "copy from host memory", "copy to host memory",
           "copy host to host", "copy from a chunk of host memory", "copy of pageable memory", "chunk written",
           "typed: copy", "typed: chunk written", "multi-kernel launch", "launch over several domains",
-          "statements regrouped for a launch"}) {
+          "statements regrouped for a launch", "wide run split"}) {
       INFO("feature: " << f);
       CHECK(t.features[f] > 0);
     }

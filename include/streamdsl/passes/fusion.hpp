@@ -29,6 +29,9 @@ struct kernel_partition {
   // (Arrays of int32_t: a dyn_array of a struct of its own costs every unit
   // its instantiation.)
   detail::dyn_array<std::int32_t> window_first, window_last;
+  // Per kernel (may be empty): 1 where it is a piece of a run split by
+  // split_wide_runs and the next kernel of its stream continues that run.
+  detail::dyn_array<std::int32_t> continues;
 };
 
 template <class = void>

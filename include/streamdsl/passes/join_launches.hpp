@@ -24,6 +24,7 @@
 #include "../ir/program_view.hpp"
 #include "../plan/plan_model.hpp"
 #include "fusion.hpp"
+#include "split_wide_runs.hpp"
 
 namespace streamdsl::passes {
 
@@ -49,9 +50,11 @@ template <class = void>
 constexpr kernel_partition join_launches(const ir::program_view& p, kernel_partition runs,
                                          plan_model* notes = nullptr) {
   using join_detail::find_root;
+  const bool split = split_wide_runs(p, runs, notes);
   const auto kernels = static_cast<std::int32_t>(runs.kernels.size());
   const auto n = static_cast<std::int32_t>(p.stmts.size());
   auto closes = [&](std::int32_t k) {  // a sync, a step or the end follows kernel k on its stream
+    if (split && runs.continues[static_cast<std::size_t>(k)] != 0) return false;
     const auto before = runs.issue_before[static_cast<std::size_t>(k)];
     return before >= n || p.stmts[before].kind != ir::stmt_kind::assign;
   };
@@ -200,13 +203,14 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
   return out;
 }
 
-// Growth bound (passes/schedule.hpp's bounds_of): no more kernels than
-// fuse_runs made, and a note per launch of two or more kernels.
+// Growth bound (passes/schedule.hpp's bounds_of): still at most a kernel
+// per assignment (split_wide_runs cuts a run into at most a kernel per
+// statement), a note per launch of two or more kernels and one per run split.
 template <class = void>
 constexpr plan_sizes join_launches_bound(plan_sizes z) {
-  const auto launches = z.kernels / 2 + 1;
-  z.notes += launches;
-  z.pool += note_capacity * launches;
+  const auto notes = z.kernels / 2 + 1 + z.kernels;
+  z.notes += notes;
+  z.pool += note_capacity * notes;
   return z;
 }
 
