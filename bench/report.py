@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
-usage: report.py bench.json [bench_copy_compute.json bench_adam.json torch_adam.json ...]
+usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json torch_adam.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
 device-to-device bandwidth, and the raw CUDA version of each workload. Each
 file gives the tables whose rows it holds (bench_workloads: the elementwise
@@ -24,7 +24,7 @@ def load(path):
         t = (b["real_time"] if "manual_time" in b["name"] else b.get("cpu_time", b["real_time"])) * unit
         out[name] = {"seconds": t, "bytes": b.get("bytes_per_iter", 0.0),
                      "error": b.get("error_occurred", False) and b.get("error_message", "failed"),
-                     "counters": {k: v for k, v in b.items() if k in ("ours_us", "raw_us", "ratio", "kernels")}}
+                     "counters": {k: v for k, v in b.items() if k in ("ours_us", "raw_us", "ratio", "kernels", "launches")}}
     return out, data.get("context", {})
 
 
@@ -161,6 +161,31 @@ def adam_table(rows, torch_path=None):
     print(f"(memcpy D2D bandwidth here: {memcpy_bw/1e12:.3f} TB/s)")
 
 
+def width_table(rows):
+    """How wide a fused loop may be (bench/fusion_width.cu): K Adam-like
+    tensors of 2^22 floats on one stream as one loop, as a segment each of one
+    launch, and as the default plan makes them; each as a share of the memcpy
+    bandwidth measured in the same binary."""
+    memcpy = rows["bm_width_memcpy"]
+    memcpy_bw = memcpy["bytes"] / memcpy["seconds"]
+    print("| tensors (buffers) | one loop | a segment each | default plan | default: kernels / launches |")
+    print("|---|---|---|---|---|")
+    ks = sorted({int(n.rsplit("_", 1)[1]) for n in rows if n.startswith("bm_width_loop_")})
+    for k in ks:
+        cells = []
+        for variant in ("loop", "segments", "default"):
+            r = rows.get(f"bm_width_{variant}_{k}")
+            if r is None:
+                cells.append("missing")
+                continue
+            flag = " (RESULTS WRONG)" if r["error"] else ""
+            cells.append(f"{r['bytes'] / r['seconds'] / memcpy_bw * 100:.1f}%{flag}")
+        d = rows.get(f"bm_width_default_{k}", {"counters": {}})["counters"]
+        shape = f"{d.get('kernels', '?'):.0f} / {d.get('launches', '?'):.0f}" if d else ""
+        print(f"| {k} ({4 * k}) | " + " | ".join(cells) + f" | {shape} |")
+    print(f"(memcpy D2D bandwidth here: {memcpy_bw/1e12:.3f} TB/s)")
+
+
 def main():
     rows, ctx = {}, {}
     torch_path = None
@@ -183,6 +208,9 @@ def main():
     if "bm_adam_memcpy" in rows:
         print()
         adam_table(rows, torch_path)
+    if "bm_width_memcpy" in rows:
+        print()
+        width_table(rows)
 
 
 if __name__ == "__main__":

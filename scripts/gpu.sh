@@ -82,6 +82,10 @@ if [ "${1:-}" != "--no-bench" ]; then
   "$build/bench/bench_multi_tensor_adam" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/bench_adam.json" --benchmark_out_format=json >"$out/bench_adam.log" 2>&1 \
     && status+=("multi-tensor Adam benchmark: ran") || status+=("multi-tensor Adam benchmark: FAILED")
+  # How wide a fused loop may be (passes::max_fused_buffers).
+  "$build/bench/bench_fusion_width" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench_width.json" --benchmark_out_format=json >"$out/bench_width.log" 2>&1 \
+    && status+=("fusion width benchmark: ran") || status+=("fusion width benchmark: FAILED")
   if python3 -c 'import torch' 2>/dev/null; then
     python3 bench/torch_adam.py >"$out/torch_adam.json" 2>"$out/torch_adam.log" \
       && status+=("PyTorch Adam: ran") || status+=("PyTorch Adam: FAILED (see torch_adam.log)")
@@ -89,7 +93,7 @@ if [ "${1:-}" != "--no-bench" ]; then
     status+=("PyTorch Adam: skipped (no torch)")
   fi
   python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" "$out/bench_adam.json" \
-    "$out/torch_adam.json" | tee "$out/table.md"
+    "$out/bench_width.json" "$out/torch_adam.json" | tee "$out/table.md"
 fi
 
 echo
