@@ -23,13 +23,97 @@ inline constexpr std::int32_t max_fused_buffers = 16;
 
 namespace split_detail {
 
-constexpr std::int32_t root_of(detail::dyn_array<std::int32_t>& parent, std::int32_t x) {
-  while (parent[static_cast<std::size_t>(x)] != x) {
-    auto& up = parent[static_cast<std::size_t>(x)];
-    up = parent[static_cast<std::size_t>(up)];
-    x = up;
+// A union-find over a partition's statement positions: statements touching
+// one buffer (with a domain) are one part, rooted at the earliest.
+struct parts_of_runs {
+  detail::dyn_array<std::int32_t> parent;  // per statement position
+  detail::dyn_array<std::int32_t> owner;   // per buffer: a position touching it in the run looked at
+  detail::dyn_array<std::int32_t> stamp;   // per buffer: the look `owner` is from
+  std::int32_t look = -1;
+
+  constexpr std::int32_t root(std::int32_t x) {
+    while (parent[static_cast<std::size_t>(x)] != x) {
+      auto& up = parent[static_cast<std::size_t>(x)];
+      up = parent[static_cast<std::size_t>(up)];
+      x = up;
+    }
+    return x;
   }
-  return x;
+};
+
+template <class = void>
+constexpr std::int32_t accesses_of(const ir::program_view& p, const kernel_partition& runs,
+                                   const kernel_info& k) {
+  std::int32_t accesses = 0;
+  for (auto j = k.first; j < k.first + k.count; ++j) {
+    const auto& s = p.stmts[runs.stmts[static_cast<std::size_t>(j)]];
+    accesses += s.reads_count + s.writes_count;
+  }
+  return accesses;
+}
+
+// Unites run k's statements into parts; returns how many buffers it touches.
+template <class = void>
+constexpr std::int32_t unite(const ir::program_view& p, const kernel_partition& runs, std::size_t k,
+                             parts_of_runs& u) {
+  const auto& info = runs.kernels[k];
+  std::int32_t distinct = 0;
+  ++u.look;
+  for (auto j = info.first; j < info.first + info.count; ++j) u.parent[static_cast<std::size_t>(j)] = j;
+  for (auto j = info.first; j < info.first + info.count; ++j) {
+    const auto& s = p.stmts[runs.stmts[static_cast<std::size_t>(j)]];
+    // Reads then the write: one list (accesses_first on).
+    const auto regions = p.accesses.subspan(static_cast<std::size_t>(s.accesses_first),
+                                            static_cast<std::size_t>(s.reads_count + s.writes_count));
+    for (const auto& r : regions) {
+      const auto b = static_cast<std::size_t>(r.buffer);
+      if (p.buffers[r.buffer].domain < 0) continue;  // a 0-d value: read once, not per element
+      if (u.stamp[b] != u.look) {
+        u.stamp[b] = u.look;
+        u.owner[b] = j;
+        ++distinct;
+        continue;
+      }
+      const auto x = u.root(u.owner[b]), y = u.root(j);
+      if (x != y) u.parent[static_cast<std::size_t>(x > y ? x : y)] = x > y ? y : x;
+    }
+  }
+  return distinct;
+}
+
+// Whether run k is wide and has two parts or more (its parts then in `u`).
+template <class = void>
+constexpr bool splits(const ir::program_view& p, const kernel_partition& runs, std::size_t k,
+                      parts_of_runs& u) {
+  const auto& info = runs.kernels[k];
+  if (info.count < 2 || accesses_of(p, runs, info) <= max_fused_buffers ||
+      unite(p, runs, k, u) <= max_fused_buffers)
+    return false;
+  for (auto j = info.first + 1; j < info.first + info.count; ++j)
+    if (u.root(j) == j) return true;
+  return false;
+}
+
+// Packs run k's parts, in order of their first statements, into pieces of at
+// most `limit` buffers (`buffers` per part, by its root's offset in the run);
+// `piece` gets each statement's piece. Returns the number of pieces.
+template <class = void>
+constexpr std::int32_t pack(const kernel_info& info, parts_of_runs& u,
+                            const detail::dyn_array<std::int32_t>& buffers, std::int32_t limit,
+                            detail::dyn_array<std::int32_t>& piece) {
+  std::int32_t filled = 0, count = 0;
+  for (std::int32_t j = 0; j < info.count; ++j) {
+    const auto root = u.root(info.first + j) - info.first;
+    if (root == j) {
+      if (count == 0 || filled + buffers[static_cast<std::size_t>(j)] > limit) {
+        ++count;
+        filled = 0;
+      }
+      filled += buffers[static_cast<std::size_t>(j)];
+    }
+    piece[static_cast<std::size_t>(j)] = root == j ? count - 1 : piece[static_cast<std::size_t>(root)];
+  }
+  return count;
 }
 
 }  // namespace split_detail
@@ -41,104 +125,59 @@ constexpr std::int32_t root_of(detail::dyn_array<std::int32_t>& parent, std::int
 template <class = void>
 constexpr bool split_wide_runs(const ir::program_view& p, kernel_partition& runs,
                                plan_model* notes = nullptr) {
-  using split_detail::root_of;
   const auto kernels = runs.kernels.size();
-  // Cheap test first: a run of fewer accesses than the limit is not wide.
-  std::size_t wide = 0;
-  for (const auto& k : runs.kernels) {
-    if (k.count < 2) continue;
-    std::int32_t accesses = 0;
-    for (auto j = k.first; j < k.first + k.count; ++j) {
-      const auto& s = p.stmts[runs.stmts[static_cast<std::size_t>(j)]];
-      accesses += s.reads_count + s.writes_count;
-    }
-    wide += accesses > max_fused_buffers;
-  }
-  if (wide == 0) return false;
+  // A run of no more accesses than the limit is not wide (most runs: this
+  // loop is all a program pays).
+  bool candidates = false;
+  for (const auto& k : runs.kernels)
+    candidates = candidates || (k.count > 1 && split_detail::accesses_of(p, runs, k) > max_fused_buffers);
+  if (!candidates) return false;
+  split_detail::parts_of_runs u{detail::dyn_array<std::int32_t>(runs.stmts.size(), 0),
+                                detail::dyn_array<std::int32_t>(p.buffers.size(), -1),
+                                detail::dyn_array<std::int32_t>(p.buffers.size(), -1)};
+  bool any = false;
+  for (std::size_t k = 0; k < kernels && !any; ++k) any = split_detail::splits(p, runs, k, u);
+  if (!any) return false;
 
-  // Per buffer: the statement (position in the run) that first touched it
-  // in the run being looked at (stamped by run), for a union-find over the
-  // run's statements.
-  detail::dyn_array<std::int32_t> owner(p.buffers.size(), -1), stamp(p.buffers.size(), -1);
-  detail::dyn_array<std::int32_t> parent, group_of, buffers_of;
   kernel_partition out;
   out.kernel_of.assign(p.stmts.size(), -1);
+  detail::dyn_array<std::int32_t> piece,
+      buffers;  // per statement of the run: its piece; per part: its buffers
   for (std::size_t k = 0; k < kernels; ++k) {
     const auto info = runs.kernels[k];
-    const auto* stmts = runs.stmts.data() + info.first;
-    const auto n = info.count;
-    parent.assign(static_cast<std::size_t>(n), 0);
-    for (std::int32_t j = 0; j < n; ++j) parent[static_cast<std::size_t>(j)] = j;
-    std::int32_t distinct = 0;
-    auto touch = [&](const ir::region& r, std::int32_t j) {
-      const auto b = static_cast<std::size_t>(r.buffer);
-      if (p.buffers[r.buffer].domain < 0) return;
-      if (stamp[b] != static_cast<std::int32_t>(k)) {
-        stamp[b] = static_cast<std::int32_t>(k);
-        owner[b] = j;
-        ++distinct;
-        return;
-      }
-      const auto a = root_of(parent, owner[b]), c = root_of(parent, j);
-      if (a != c)
-        parent[static_cast<std::size_t>(a > c ? a : c)] = a > c ? c : a;  // the earlier statement roots
-    };
-    if (n >= 2)
-      for (std::int32_t j = 0; j < n; ++j) {
-        const auto& s = p.stmts[stmts[j]];
-        for (const auto& r : ir::reads_of(p, s)) touch(r, j);
-        for (const auto& r : ir::writes_of(p, s)) touch(r, j);
-      }
-    // Pack the independent parts, in order of their first statements, into
-    // pieces of at most max_fused_buffers buffers.
-    std::int32_t pieces = 1;
-    group_of.assign(static_cast<std::size_t>(n), 0);
-    if (distinct > max_fused_buffers) {
-      buffers_of.assign(static_cast<std::size_t>(n), 0);  // per root: its buffers
+    std::int32_t pieces = 1, distinct = 0;
+    piece.assign(static_cast<std::size_t>(info.count), 0);
+    if (split_detail::splits(p, runs, k, u)) {
+      buffers.assign(static_cast<std::size_t>(info.count), 0);
       for (std::size_t b = 0; b < p.buffers.size(); ++b)
-        if (stamp[b] == static_cast<std::int32_t>(k))
-          ++buffers_of[static_cast<std::size_t>(root_of(parent, owner[b]))];
-      // Greedy packing in program order under a limit of buffers per piece.
-      auto pack = [&](std::int32_t limit) {
-        std::int32_t filled = 0, count = 0;
-        for (std::int32_t j = 0; j < n; ++j) {
-          const auto root = root_of(parent, j);
-          if (root != j) {
-            group_of[static_cast<std::size_t>(j)] = group_of[static_cast<std::size_t>(root)];
-            continue;
-          }
-          const auto size = buffers_of[static_cast<std::size_t>(j)];
-          if (count == 0 || filled + size > limit) {
-            ++count;
-            filled = 0;
-          }
-          filled += size;
-          group_of[static_cast<std::size_t>(j)] = count - 1;
+        if (u.stamp[b] == u.look) {
+          ++buffers[static_cast<std::size_t>(u.root(u.owner[b]) - info.first)];
+          ++distinct;
         }
-        return count;
-      };
       // As few pieces as the limit allows, then as even as that count allows
       // (16 tensors of 3 buffers: 4 pieces of 4, not 5, 5, 5 and 1).
-      pieces = pack(max_fused_buffers);
-      if (pack((distinct + pieces - 1) / pieces) != pieces) pack(max_fused_buffers);
-    }
-    if (pieces > 1 && notes != nullptr) {
-      detail::text t;
-      t << "fusion: the run of statements #" << stmts[0] << " to #" << stmts[n - 1] << " on stream '"
-        << p.stream_name(info.stream) << "' touches " << distinct << " buffers per element: split into "
-        << pieces << " kernels of independent statements, at most " << max_fused_buffers
-        << " buffers each, launched together (a wider loop spills registers)";
-      notes->note(t);
+      pieces = split_detail::pack(info, u, buffers, max_fused_buffers, piece);
+      if (split_detail::pack(info, u, buffers, (distinct + pieces - 1) / pieces, piece) != pieces)
+        split_detail::pack(info, u, buffers, max_fused_buffers, piece);
+      if (notes != nullptr) {
+        detail::text t;
+        t << "fusion: the run of statements #" << runs.stmts[static_cast<std::size_t>(info.first)] << " to #"
+          << runs.stmts[static_cast<std::size_t>(info.first + info.count - 1)] << " on stream '"
+          << p.stream_name(info.stream) << "' touches " << distinct << " buffers per element: split into "
+          << pieces << " kernels of independent statements, at most " << max_fused_buffers
+          << " buffers each, launched together (a wider loop spills registers)";
+        notes->note(t);
+      }
     }
     for (std::int32_t g = 0; g < pieces; ++g) {
-      const auto piece = static_cast<std::int32_t>(out.kernels.size());
       kernel_info part = info;
       part.first = static_cast<std::int32_t>(out.stmts.size());
       part.count = 0;
-      for (std::int32_t j = 0; j < n; ++j) {
-        if (group_of[static_cast<std::size_t>(j)] != g) continue;
-        out.stmts.push_back(stmts[j]);
-        out.kernel_of[static_cast<std::size_t>(stmts[j])] = piece;
+      for (std::int32_t j = 0; j < info.count; ++j) {
+        if (piece[static_cast<std::size_t>(j)] != g) continue;
+        const auto i = runs.stmts[static_cast<std::size_t>(info.first + j)];
+        out.stmts.push_back(i);
+        out.kernel_of[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(out.kernels.size());
         ++part.count;
       }
       out.kernels.push_back(part);
