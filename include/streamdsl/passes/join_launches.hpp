@@ -146,6 +146,7 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
   kernel_partition out;
   out.kernel_of.assign(p.stmts.size(), -1);
   detail::dyn_array<std::int32_t> last_of(runs.kernels.size(), -1);  // per launch: its last kernel
+  detail::dyn_array<bool> out_already(runs.kernels.size(), false);   // per segment (by root)
   for (std::int32_t k = 0; k < kernels; ++k)
     last_of[static_cast<std::size_t>(launch_of[static_cast<std::size_t>(k)])] = k;
   for (std::int32_t last = 0; last < kernels; ++last) {
@@ -156,9 +157,9 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
     bool moved = false;  // a segment joins kernels with others between them
     for (std::int32_t first = launch; first <= last; ++first) {
       const auto root = find_root(parent, first);
-      if (launch_of[static_cast<std::size_t>(first)] != launch ||
-          launch_of[static_cast<std::size_t>(root)] < 0)
+      if (launch_of[static_cast<std::size_t>(first)] != launch || out_already[static_cast<std::size_t>(root)])
         continue;  // another launch's, or its segment is out already
+      out_already[static_cast<std::size_t>(root)] = true;
       const auto& head = runs.kernels[static_cast<std::size_t>(first)];
       kernel_info seg{
           head.stream, head.domain, head.parts, static_cast<std::int32_t>(out.stmts.size()), 0, 0};
@@ -173,12 +174,12 @@ constexpr kernel_partition join_launches(const ir::program_view& p, kernel_parti
           if (i > window_last) window_last = i;
         }
         seg.count += runs.kernels[static_cast<std::size_t>(k)].count;
-        moved = moved || (pieces > 0 && k != previous + 1);
+        // Moved: another kernel of this launch lies between two of this segment's.
+        for (auto x = previous + 1; x < k && pieces > 0; ++x)
+          moved = moved || launch_of[static_cast<std::size_t>(x)] == launch;
         ++pieces;
         previous = k;
       }
-      launch_of[static_cast<std::size_t>(root)] =
-          -1;  // its segment is out (root is this launch's last use of it)
       out.kernels.push_back(seg);
       out.issue_before.push_back(runs.issue_before[static_cast<std::size_t>(last)]);
     }
