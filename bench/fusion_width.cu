@@ -63,35 +63,30 @@ constexpr auto width_lambda() {
 
 template <int K>
 struct width_state {
-  std::vector<bench::device_buffer> buffers;  // w, m, v, g per tensor
+  bench::device_buffer all{4 * K * n};  // w, m, v, g per tensor, n floats each
+  float* buffer(int i) const { return all.ptr + static_cast<std::size_t>(i) * n; }
   width_state() {
-    buffers.reserve(4 * K);
-    for (int i = 0; i < 4 * K; ++i) buffers.emplace_back(n);
     std::vector<float> h(n);
     for (int i = 0; i < 4 * K; ++i) {
       for (std::size_t j = 0; j < n; ++j)
         h[j] = 0.001f + static_cast<float>((j * 2654435761u + i) % 1000) / 1000;
-      check(cudaMemcpy(buffers[static_cast<std::size_t>(i)].ptr, h.data(), n * sizeof(float),
-                       cudaMemcpyHostToDevice),
-            "cudaMemcpy");
+      check(cudaMemcpy(buffer(i), h.data(), n * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
     }
   }
   std::vector<sd::binding> bindings() const {
     std::vector<sd::binding> out{sd::bind("b1", 0.9f), sd::bind("b2", 0.999f), sd::bind("lr", 1e-3f),
                                  sd::bind("eps", 1e-8f)};
     for (int t = 0; t < K; ++t) {
-      const auto at = static_cast<std::size_t>(4 * t);
-      out.push_back(sd::bind(w_names[t], buffers[at].ptr, n));
-      out.push_back(sd::bind(m_names[t], buffers[at + 1].ptr, n));
-      out.push_back(sd::bind(v_names[t], buffers[at + 2].ptr, n));
-      out.push_back(sd::bind(g_names[t], static_cast<const float*>(buffers[at + 3].ptr), n));
+      out.push_back(sd::bind(w_names[t], buffer(4 * t), n));
+      out.push_back(sd::bind(m_names[t], buffer(4 * t + 1), n));
+      out.push_back(sd::bind(v_names[t], buffer(4 * t + 2), n));
+      out.push_back(sd::bind(g_names[t], static_cast<const float*>(buffer(4 * t + 3)), n));
     }
     return out;
   }
   // Tensor t's w after one step from the starting state, computed on the host.
   bool check_one_step(int t) const {
-    const auto at = static_cast<std::size_t>(4 * t);
-    std::vector<float> w(n), m(n), v(n), g(n);
+    std::vector<float> w(n);
     for (std::size_t j = 0; j < n; ++j) {
       const auto h = [&](int i) {
         return 0.001f +
@@ -102,7 +97,7 @@ struct width_state {
       w[j] = h(0) - 1e-3f * mm / (std::sqrt(vv) + 1e-8f);
     }
     std::vector<float> got(n);
-    check(cudaMemcpy(got.data(), buffers[at].ptr, n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    check(cudaMemcpy(got.data(), buffer(4 * t), n * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
     for (std::size_t j = 0; j < n; ++j)
       if (!(std::fabs(got[j] - w[j]) <= 1e-5f * (1 + std::fabs(w[j])))) return false;
     return true;
