@@ -1,6 +1,9 @@
 #pragma once
-// The one __global__ template every fused kernel instantiates. Its integer
-// pack is a kernel's encoding (kernel_encoding.hpp); everything below is
+// The __global__ templates fused kernels instantiate: fused_kernel for a
+// kernel launched alone, segmented_kernel for a launch of several
+// (passes/join_launches.hpp), each segment running the same loop
+// (fused_body) over its own blocks. Their integer pack is a kernel's (or a
+// launch's) encoding (kernel_encoding.hpp); everything below is
 // resolved at compile time from the pack, so a kernel compiles to straight-line
 // loads, arithmetic and stores. Each thread handles `vec` consecutive
 // elements per step of a grid-stride loop with 16-byte loads and stores when

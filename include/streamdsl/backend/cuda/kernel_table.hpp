@@ -187,6 +187,7 @@ struct launch_pack<Program, K, std::index_sequence<S...>> {
   static constexpr kernel_launch_info kernels[] = {kernel_pack<Program, K + S>::info...};
   static constexpr segmented_launch_info info{segments, kernels, layout.body_of, layout.ptr_base,
                                               layout.param_base};
+  static_assert(segments <= passes::max_launch_segments, "a launch has at most max_launch_segments segments");
   using args = segmented_args<segments, layout.ptrs, layout.params>;
   // Past CUDA's parameter limit (64 segments of many buffers each), the
   // segments are launched one after another instead.
