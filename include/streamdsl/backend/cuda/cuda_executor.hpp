@@ -4,9 +4,10 @@
 // sd::cuda_executor: runs a compiled program's plan on a GPU. The main slot
 // is the caller's stream; side slots are the caller's streams (bind_stream)
 // or come from the executor's pool. Kernels are the plan's fused kernels,
-// instantiated at compile time, a launch of several (a multi-tensor launch,
-// passes/join_launches.hpp) one grid of segments (kernel_table.hpp); records and waits are CUDA events; temps live
-// in a stream-ordered workspace (from the executor's caching pool on the main stream, before
+// instantiated at compile time; a launch of several (a multi-tensor launch,
+// passes/join_launches.hpp) is one grid of segments (kernel_table.hpp).
+// Records and waits are CUDA events; temps live in a stream-ordered
+// workspace (from the executor's caching pool on the main stream, before
 // the entry edge and freed after the exit edge), or in the caller's (run
 // options: run_options.hpp, which also has the caller's events a run waits
 // for and records). Steps run on their slot's stream: a copy is one

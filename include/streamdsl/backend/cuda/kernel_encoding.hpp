@@ -124,16 +124,18 @@ constexpr int vector_width(std::size_t smallest_element) {
 }
 
 // How big a kernel's encoding is (the template arguments of encode), and
-// what it iterates: parts of a domain (-1: one element). The launch reads the
-// kernel's domain and parts here: reading them from the plan where a kernel
-// is launched costs nvcc's device compile 5% more memory (38 MB of 705 MB on
-// the 200-statement benchmark).
+// what it iterates: parts of a domain (-1: one element), and how many
+// kernels its launch covers. The launch reads the kernel's domain, parts and
+// segments here: reading them from the plan where a kernel is launched costs
+// nvcc's device compile 5% more memory (38 MB of 705 MB on the 200-statement
+// benchmark).
 struct kernel_shape {
   std::size_t code_size = 0;
   std::size_t buffers = 0;
   std::size_t params = 0;
   int domain = -1;
   int parts = 1;
+  int segments = 1;  // kernel_info::segments: which launch function the kernel gets, if any
 };
 
 // Where a kernel's vector steps may start: a head in [0, vec) such that
@@ -253,8 +255,12 @@ constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
 
 constexpr kernel_shape shape_of(const plan_view& p, std::size_t k) {
   const auto l = locals_of(p, k);
-  return {static_cast<std::size_t>(l.node_base + l.node_fields), l.buffers.size(), l.params.size(),
-          p.kernels[k].domain, p.kernels[k].parts};
+  return {static_cast<std::size_t>(l.node_base + l.node_fields),
+          l.buffers.size(),
+          l.params.size(),
+          p.kernels[k].domain,
+          p.kernels[k].parts,
+          p.kernels[k].segments};
 }
 
 template <std::size_t Size, std::size_t Buffers, std::size_t Params>
