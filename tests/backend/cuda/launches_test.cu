@@ -325,7 +325,7 @@ constexpr auto chunked = sd::program([](sd::builder& p) {
 TEST_CASE("a chunk (parts > 1) as a segment, off a 16-byte boundary", "[cuda][launch][chunk][sanitize]") {
   constexpr auto plan = chunked.plan();
   STATIC_REQUIRE(largest_launch(plan) >= 2);
-  for (std::size_t n : {3003, 30003, 7}) {
+  for (std::size_t n : {3003, 30003, 3, 0}) {  // multiples of 3; 0: an empty chunk segment
     std::vector<float> xs(n), us(n / 2 + 5);
     for (std::size_t i = 0; i < n; ++i) xs[i] = static_cast<float>(i % 101);
     for (std::size_t i = 0; i < us.size(); ++i) us[i] = static_cast<float>(i % 13);
@@ -361,3 +361,80 @@ TEST_CASE("a failed multi-segment launch names the launch's kernels and statemen
   CHECK(s.find("on stream 'main'") != std::string::npos);
 #endif
 }
+
+// ------------------------------------------------------------ the launch's table
+// lay_out_segments (kernel_table.hpp) is host code: the table a
+// multi-segment launch passes, checked field by field without launching.
+#if !defined(__CUDA_ARCH__)
+namespace {
+
+constexpr std::size_t first_launch(const sd::plan_view& plan) {
+  for (std::size_t k = 0; k < plan.kernel_count(); ++k)
+    if (plan.segments_of(k) > 1) return k;
+  return 0;
+}
+
+// Fake, 16-byte aligned addresses per plan buffer (nothing is launched),
+// domain d of extent + 3 d elements.
+template <std::size_t K, class Program>
+void check_table(const Program&, long long extent, long long max_blocks) {
+  namespace cd = sd::cuda_detail;
+  using pack = cd::launch_pack<Program, K>;
+  constexpr auto plan = Program::plan();
+  std::vector<void*> buffers(plan.ir.buffers.size());
+  for (std::size_t b = 0; b < buffers.size(); ++b)
+    buffers[b] = reinterpret_cast<void*>(std::uintptr_t{0x100000} * (b + 1));
+  std::vector<unsigned long long> params(plan.ir.params.size());
+  for (std::size_t q = 0; q < params.size(); ++q) params[q] = 1000 + q;
+  std::vector<long long> extents(plan.ir.domains.size());
+  for (std::size_t d = 0; d < extents.size(); ++d) extents[d] = extent + static_cast<long long>(d) * 3;
+  const cd::launch_context ctx{buffers.data(), params.data(), extents.data(), max_blocks};
+  typename pack::args args{};
+  const long long total =
+      cd::lay_out_segments(ctx, pack::info, args.first_block, args.segment, args.ptr, args.param_bits);
+  long long sum = 0;
+  bool capped = false;
+  for (int s = 0; s < pack::segments; ++s) {
+    const auto& e = args.segment[s];
+    const auto& kernel = pack::kernels[s];
+    const cd::pack_view code{kernel.code};
+    INFO("segment " << s);
+    CHECK(args.first_block[s] == sum);
+    sum += e.blocks;
+    CHECK(e.body == pack::layout.body_of[s]);
+    CHECK(e.ptr_base == pack::layout.ptr_base[s]);
+    CHECK(e.param_base == pack::layout.param_base[s]);
+    const long long n =
+        kernel.domain < 0 ? 1 : extents[static_cast<std::size_t>(kernel.domain)] / kernel.parts;
+    CHECK(e.shape.n == n);
+    const long long wanted = (n + 256LL * code.vec() - 1) / (256LL * code.vec());
+    if (e.blocks != wanted) capped = true;
+    CHECK(e.blocks <= wanted);
+    CHECK((n == 0) == (e.blocks == 0));
+    for (int b = 0; b < code.buffer_count(); ++b) {
+      auto* at = static_cast<char*>(buffers[static_cast<std::size_t>(kernel.buffer_ids[b])]);
+      if (kernel.buffer_parts[b] != 0)
+        at += static_cast<long long>(kernel.buffer_parts[b]) *
+              (extents[static_cast<std::size_t>(kernel.domain)] / kernel.parts) *
+              static_cast<long long>(sd::size_of(code.buffer_type(b)));
+      CHECK(args.ptr[e.ptr_base + b] == at);
+    }
+    for (int q = 0; q < code.param_count(); ++q)
+      CHECK(args.param_bits[e.param_base + q] == 1000ull + static_cast<unsigned>(kernel.param_ids[q]));
+  }
+  CHECK(total == sum);
+  CHECK(total <= max_blocks);
+  CHECK(capped == (max_blocks < 1'000'000));
+}
+
+}  // namespace
+
+TEST_CASE("a launch's table: first blocks, blocks per segment, pointers, params", "[cuda][launch]") {
+  check_table<0>(adam_4, 100000, 1 << 30);
+  check_table<0>(adam_4, 100000, 40);  // scaled down
+  check_table<0>(adam_4, 0, 1 << 30);  // empty segments
+  constexpr auto k = first_launch(chunked.plan());
+  check_table<k>(chunked, 3003, 1 << 30);  // chunks off 16 bytes
+  check_table<0>(mixed, 5000, 1 << 30);
+}
+#endif

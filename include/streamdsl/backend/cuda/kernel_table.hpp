@@ -124,15 +124,14 @@ inline cudaError_t launch_fused(const launch_context& ctx, cudaStream_t stream,
                           stream);
 }
 
-// Launches the multi-segment kernel `entry` whose arguments `args` (a
-// segmented_args) hold `first_block`, `segment`, `ptr` and `param_bits`:
-// binds each segment as a kernel alone, into its range of the flat arrays,
-// and gives it the blocks it would have alone (fit_blocks scales them down
-// past the grid's limit). Not a template, for launch_fused's reasons.
-inline cudaError_t launch_segmented(const launch_context& ctx, cudaStream_t stream,
-                                    const segmented_launch_info& launch, int* first_block,
-                                    segment_entry* segment, void** ptr, unsigned long long* param_bits,
-                                    void* args, const void* entry) {
+// Fills a multi-segment launch's arguments (a segmented_args' `first_block`,
+// `segment`, `ptr` and `param_bits`): binds each segment as a kernel alone,
+// into its range of the flat arrays, and gives it the blocks it would have
+// alone (fit_blocks scales them down past the grid's limit). Returns the
+// grid's blocks (0: every segment is empty).
+inline long long lay_out_segments(const launch_context& ctx, const segmented_launch_info& launch,
+                                  int* first_block, segment_entry* segment, void** ptr,
+                                  unsigned long long* param_bits) {
   long long blocks[passes::max_launch_segments];
   for (int s = 0; s < launch.segments; ++s) {
     auto& e = segment[s];
@@ -148,6 +147,17 @@ inline cudaError_t launch_segmented(const launch_context& ctx, cudaStream_t stre
     segment[s].blocks = static_cast<int>(blocks[s]);
     first += blocks[s];
   }
+  return total;
+}
+
+// Launches the multi-segment kernel `entry` whose arguments `args` (a
+// segmented_args) hold `first_block`, `segment`, `ptr` and `param_bits`.
+// Not a template, for launch_fused's reasons.
+inline cudaError_t launch_segmented(const launch_context& ctx, cudaStream_t stream,
+                                    const segmented_launch_info& launch, int* first_block,
+                                    segment_entry* segment, void** ptr, unsigned long long* param_bits,
+                                    void* args, const void* entry) {
+  const long long total = lay_out_segments(ctx, launch, first_block, segment, ptr, param_bits);
   if (total == 0) return cudaSuccess;  // every segment empty
   void* params[] = {args};
   return cudaLaunchKernel(entry, dim3(static_cast<unsigned>(total)), dim3(threads_per_block), params, 0,
