@@ -223,7 +223,7 @@ TEST_CASE("kernels that differ only in their chunk have the same pack", "[cuda][
 }
 
 TEST_CASE("vector_heads: where the vector steps of a chunk may start", "[cuda][encoding][chunk]") {
-  // As the launch finds it (kernel_table.hpp launch_fused): the first head
+  // As the launch finds it (kernel_table.hpp bind_kernel): the first head
   // every moved buffer allows.
   auto head = [](std::vector<std::uintptr_t> at, std::vector<std::size_t> size, int vec) {
     unsigned heads = cd::all_heads(vec);
