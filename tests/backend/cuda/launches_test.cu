@@ -437,4 +437,17 @@ TEST_CASE("a launch's table: first blocks, blocks per segment, pointers, params"
   check_table<k>(chunked, 3003, 1 << 30);  // chunks off 16 bytes
   check_table<0>(mixed, 5000, 1 << 30);
 }
+
+TEST_CASE("launch functions: one per launch, a kernel alone keeps its fused_kernel entry", "[cuda][launch]") {
+  namespace cd = sd::cuda_detail;
+  using adam = std::remove_cvref_t<decltype(adam_4)>;
+  constexpr auto& table = cd::launchers<adam>;
+  CHECK(table[0] == &cd::launch_entry<adam, 0, cd::default_unroll>::launch);
+  for (std::size_t k = 1; k < 8; ++k) CHECK(table[k] == nullptr);  // later segments: no op names them
+  constexpr auto separate = sd::program<sd::separate_launches>(adam_body<4>());
+  using alone = std::remove_cvref_t<decltype(separate)>;
+  constexpr auto& own = cd::launchers<alone>;
+  CHECK(own[0] == &cd::kernel_entry<alone, 0, cd::default_unroll>::launch);
+  CHECK(own[7] == &cd::kernel_entry<alone, 7, cd::default_unroll>::launch);
+}
 #endif
