@@ -6,8 +6,10 @@
 // against which every variant is reported (bytes over cudaMemcpyAsync's
 // device-to-device bandwidth, measured in the same run).
 //
-// Variants: the streamdsl program on one stream and on four (tensor t on
-// stream t % 4), plain runs and graph replay; raw CUDA written here, one
+// Variants: the streamdsl program on one stream (one multi-segment launch)
+// and on four (tensor t on stream t % 4), plain runs and graph replay, and
+// the one-stream program under sd::separate_launches (a launch per kernel:
+// the plan before join_launches); raw CUDA written here, one
 // launch per tensor on one stream (what a plan of one kernel per tensor
 // costs) and one multi-tensor launch (a table of (tensor, chunk) blocks, as
 // PyTorch's multi_tensor_apply does). Every variant's result after one step
@@ -89,6 +91,9 @@ constexpr auto adam_lambda() {
 
 constexpr auto adam_1 = sd::program(adam_lambda<1>());
 constexpr auto adam_4 = sd::program(adam_lambda<4>());
+// The one-stream program's plan before its kernels are joined into one
+// launch (sd::separate_launches): 64 launches, the cost rule's other side.
+constexpr auto adam_1_separate = sd::program<sd::separate_launches>(adam_lambda<1>());
 
 // ---------------------------------------------------------------- the state
 // All tensors in one allocation per role, tensor t of each role at offset[t].
@@ -331,10 +336,15 @@ void bm_adam_streamdsl(benchmark::State& state) {
   sd::cuda_executor ex;
   check_one_step(state, s, [&] { ex.run_bound(Program, b); });
   state.counters["kernels"] = static_cast<double>(Program.plan().kernel_count());
+  state.counters["launches"] = static_cast<double>(Program.plan().launch_count());
   time_on(state, nullptr, adam_bytes, [&] { ex.run_bound(Program, b); });
 }
 BENCHMARK(bm_adam_streamdsl<adam_1>)
     ->Name("bm_adam_streamdsl_1_stream")
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_adam_streamdsl<adam_1_separate>)
+    ->Name("bm_adam_streamdsl_1_stream_separate_launches")
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_adam_streamdsl<adam_4>)
@@ -350,10 +360,15 @@ void bm_adam_streamdsl_graph(benchmark::State& state) {
   auto graph = sd::capture_bound(ex, Program, b);
   check_one_step(state, s, [&] { graph.launch(); });
   state.counters["kernels"] = static_cast<double>(Program.plan().kernel_count());
+  state.counters["launches"] = static_cast<double>(Program.plan().launch_count());
   time_on(state, nullptr, adam_bytes, [&] { graph.launch(); });
 }
 BENCHMARK(bm_adam_streamdsl_graph<adam_1>)
     ->Name("bm_adam_streamdsl_graph_1_stream")
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_adam_streamdsl_graph<adam_1_separate>)
+    ->Name("bm_adam_streamdsl_graph_1_stream_separate_launches")
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_adam_streamdsl_graph<adam_4>)

@@ -84,3 +84,39 @@ TEST_CASE("the constexpr generator at run time: programs schedule and match the 
   CHECK(chunk_copies > 20);
 }
 #endif
+
+#if !defined(__CUDACC__)
+// The seeds the GPU runs (tests/backend/cuda/random_programs_*_test.cu,
+// 0 to 29) must make multi-segment launches (passes/join_launches.hpp), of
+// segments over different domains and of chunks, so that the GPU random
+// tests cover the CUDA executor's segmented kernel: the generator's two
+// domains and chunked statements, interleaved on one stream, give them.
+TEST_CASE("the GPU's seeds make multi-segment launches of mixed domains and chunks", "[random][compiled]") {
+  int with_launches = 0, mixed_domains = 0, with_chunks = 0;
+  for (std::uint64_t seed = 0; seed < 30; ++seed) {
+    sd::builder b;
+    rt::compiled::write_random_program(b, seed);
+    const auto model =
+        sd::passes::schedule(static_cast<sd::builder&&>(b).ir(), rt::compiled::options_for(seed));
+    const auto plan = sd::view_of(model);
+    bool launch = false, mixed = false, chunk = false;
+    for (std::size_t k = 0; k < plan.kernel_count(); ++k) {
+      const auto n = plan.segments_of(k);
+      if (n < 2) continue;
+      launch = true;
+      for (std::size_t g = k; g < k + n; ++g) {
+        mixed = mixed || plan.kernels[g].domain != plan.kernels[k].domain;
+        chunk = chunk || plan.kernels[g].parts > 1;
+      }
+    }
+    with_launches += launch;
+    mixed_domains += mixed;
+    with_chunks += chunk;
+  }
+  std::cout << "GPU seeds 0 to 29: " << with_launches << " with multi-segment launches, " << mixed_domains
+            << " of mixed domains, " << with_chunks << " with a chunk as a segment\n";
+  CHECK(with_launches >= 20);  // 25 when written
+  CHECK(mixed_domains >= 20);
+  CHECK(with_chunks >= 8);  // 12 when written
+}
+#endif

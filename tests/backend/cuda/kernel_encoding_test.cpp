@@ -223,7 +223,7 @@ TEST_CASE("kernels that differ only in their chunk have the same pack", "[cuda][
 }
 
 TEST_CASE("vector_heads: where the vector steps of a chunk may start", "[cuda][encoding][chunk]") {
-  // As the launch finds it (kernel_table.hpp launch_fused): the first head
+  // As the launch finds it (kernel_table.hpp bind_kernel): the first head
   // every moved buffer allows.
   auto head = [](std::vector<std::uintptr_t> at, std::vector<std::size_t> size, int vec) {
     unsigned heads = cd::all_heads(vec);
@@ -256,4 +256,139 @@ TEST_CASE("vector_heads: where the vector steps of a chunk may start", "[cuda][e
         CHECK((base + off2 + (h + 4 * step) * 8) % 16 == 0);
       }
     }
+}
+
+// --- multi-segment launches ------------------------------------------------------
+namespace {
+
+// A segment's encoding, as kernel_table.hpp's kernel_pack computes it.
+template <const auto& Plan, std::size_t K>
+struct segment_of {
+  static constexpr auto shape = cd::shape_of(Plan, K);
+  static constexpr auto encoded = cd::encode<shape.code_size, shape.buffers, shape.params>(Plan, K);
+  static constexpr cd::segment_code code{encoded.code, shape.code_size, static_cast<int>(shape.buffers),
+                                         static_cast<int>(shape.params)};
+};
+
+// Two domains interleaved on one stream: an update of two big and two
+// small tensors, one launch of four segments, all of one body.
+constexpr auto two_domains = sd::program([](sd::builder& p) {
+  auto big = p.domain("big");
+  auto small = p.domain("small");
+  auto w_big = p.inouts<float>("w_big", 2, big);
+  auto g_big = p.inputs<float>("g_big", 2, big);
+  auto w_small = p.inouts<float>("w_small", 2, small);
+  auto g_small = p.inputs<float>("g_small", 2, small);
+  auto lr = p.param<float>("lr");
+  for (int i = 0; i < 2; ++i) {
+    w_big[i] = w_big[i] - lr * g_big[i];
+    w_small[i] = w_small[i] - lr * g_small[i];
+  }
+});
+constexpr auto two_domains_plan = two_domains.plan();
+constexpr cd::segment_code two_domains_codes[] = {
+    segment_of<two_domains_plan, 0>::code, segment_of<two_domains_plan, 1>::code,
+    segment_of<two_domains_plan, 2>::code, segment_of<two_domains_plan, 3>::code};
+constexpr auto two_domains_layout = cd::lay_out_launch(two_domains_codes);
+constexpr auto two_domains_launch =
+    cd::encode_launch<two_domains_layout.code_size>(two_domains_codes, two_domains_layout);
+
+// Two domains of different element types: two bodies.
+constexpr auto two_types = sd::program([](sd::builder& p) {
+  auto other = p.domain("other");
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  auto a = p.input<double>("a", other);
+  auto b = p.output<double>("b", other);
+  auto s = p.param<float>("s");
+  y = x * s + 1;
+  b = a - 2;
+});
+constexpr auto two_types_plan = two_types.plan();
+constexpr cd::segment_code two_types_codes[] = {segment_of<two_types_plan, 0>::code,
+                                                segment_of<two_types_plan, 1>::code};
+constexpr auto two_types_layout = cd::lay_out_launch(two_types_codes);
+constexpr auto two_types_launch =
+    cd::encode_launch<two_types_layout.code_size>(two_types_codes, two_types_layout);
+
+}  // namespace
+
+TEST_CASE("a launch of identical segments has one body", "[cuda][encoding][launch]") {
+  STATIC_REQUIRE(two_domains_plan.launch_count() == 1);
+  STATIC_REQUIRE(two_domains_plan.segments_of(0) == 4);
+  STATIC_REQUIRE(two_domains_layout.bodies == 1);
+  const auto& first = two_domains_codes[0];
+  STATIC_REQUIRE(two_domains_layout.code_size == 2 + first.size);  // body count, its position, its pack
+  for (int s = 0; s < 4; ++s) {
+    CHECK(two_domains_layout.body_of[s] == 0);
+    CHECK(two_domains_layout.ptr_base[s] == 2 * s);  // w and g
+    CHECK(two_domains_layout.param_base[s] == s);    // lr
+  }
+  CHECK(two_domains_layout.ptrs == 8);
+  CHECK(two_domains_layout.params == 4);
+  constexpr cd::launch_pack_view launch{two_domains_launch.code};
+  STATIC_REQUIRE(launch.body_count() == 1);
+  STATIC_REQUIRE(launch.body_at(0) == 2);
+  for (std::size_t i = 0; i < first.size; ++i) CHECK(launch.body(0).code[i] == first.code[i]);
+  // The segments' kernels differ in their domains (big, small) only.
+  CHECK(two_domains_plan.kernels[0].domain != two_domains_plan.kernels[1].domain);
+}
+
+TEST_CASE("a launch of different segments: each body at its position, read unchanged",
+          "[cuda][encoding][launch]") {
+  STATIC_REQUIRE(two_types_plan.launch_count() == 1);
+  STATIC_REQUIRE(two_types_plan.segments_of(0) == 2);
+  STATIC_REQUIRE(two_types_layout.bodies == 2);
+  constexpr cd::launch_pack_view launch{two_types_launch.code};
+  STATIC_REQUIRE(launch.body_count() == 2);
+  STATIC_REQUIRE(launch.body_at(0) == 3);
+  STATIC_REQUIRE(launch.body_at(1) == 3 + static_cast<int>(two_types_codes[0].size));
+  STATIC_REQUIRE(two_types_layout.code_size == 3 + two_types_codes[0].size + two_types_codes[1].size);
+  CHECK(two_types_layout.body_of[0] == 0);
+  CHECK(two_types_layout.body_of[1] == 1);
+  CHECK(two_types_layout.ptr_base[1] == two_types_codes[0].buffers);
+  CHECK(two_types_layout.param_base[1] == two_types_codes[0].params);
+  for (int b = 0; b < 2; ++b) {
+    const auto& seg = two_types_codes[b];
+    for (std::size_t i = 0; i < seg.size; ++i) CHECK(launch.body(b).code[i] == seg.code[i]);
+  }
+  // Positions inside a body are relative to its start: body 1 evaluates
+  // through a pack_view at its position (b = a - 2, one statement).
+  const cd::pack_view body1 = launch.body(1);
+  CHECK(body1.statement_count() == 1);
+  CHECK(body1.buffer_type(0) == sd::dtype::float64);
+  pack_reader r{body1, std::vector<double>(static_cast<std::size_t>(body1.buffer_count()), 0.0), {}};
+  const int a = body1.buffer_flags(0) == cd::buffer_flag::load ? 0 : 1;
+  r.cells[static_cast<std::size_t>(a)] = 10;
+  r.run();
+  CHECK(r.cells[static_cast<std::size_t>(body1.target(0))] == 8);
+  const cd::pack_view body0 = launch.body(0);
+  CHECK(body0.vec() == 4);
+  CHECK(body1.vec() == 2);  // 16-byte steps of double
+}
+
+TEST_CASE("fit_blocks: blocks as wanted under the grid's limit, else in proportion, one at least",
+          "[cuda][encoding][launch]") {
+  long long fits[] = {16, 0, 3};
+  CHECK(cd::fit_blocks(fits, 3, 100) == 19);
+  CHECK(fits[0] == 16);
+  CHECK(fits[1] == 0);
+  CHECK(fits[2] == 3);
+  long long over[] = {1000000, 1, 0, 5000, 3000000};
+  const long long total = cd::fit_blocks(over, 5, 1000);
+  CHECK(total <= 1000);
+  CHECK(total >= 990);  // little lost to rounding
+  CHECK(over[1] == 1);  // a non-empty segment keeps a block
+  CHECK(over[2] == 0);  // an empty one gets none
+  CHECK(over[3] >= 1);
+  CHECK(over[4] > 2 * over[0]);  // in proportion
+  CHECK(over[4] < 4 * over[0]);
+  // The grid's limit itself, with huge segments: no overflow.
+  long long huge[64];
+  for (auto& b : huge) b = 1ll << 50;
+  const long long cap = 2147483647;
+  const long long sum = cd::fit_blocks(huge, 64, cap);
+  CHECK(sum <= cap);
+  CHECK(sum >= cap - 256);
+  for (auto b : huge) CHECK(b >= 1);
 }

@@ -4,8 +4,10 @@
 // sd::cuda_executor: runs a compiled program's plan on a GPU. The main slot
 // is the caller's stream; side slots are the caller's streams (bind_stream)
 // or come from the executor's pool. Kernels are the plan's fused kernels,
-// instantiated at compile time; records and waits are CUDA events; temps live
-// in a stream-ordered workspace (from the executor's caching pool on the main stream, before
+// instantiated at compile time; a launch of several (a multi-tensor launch,
+// passes/join_launches.hpp) is one grid of segments (kernel_table.hpp).
+// Records and waits are CUDA events; temps live in a stream-ordered
+// workspace (from the executor's caching pool on the main stream, before
 // the entry edge and freed after the exit edge), or in the caller's (run
 // options: run_options.hpp, which also has the caller's events a run waits
 // for and records). Steps run on their slot's stream: a copy is one
@@ -159,7 +161,8 @@ inline void* allocate_from_caller(const plan_view& plan, const workspace_allocat
   return ptr;
 }
 
-// "kernel k0 (`y = x + 1`) on stream 'main'", "statement #3 `sd::copy(d, x)`
+// "kernel k0 (`y = x + 1`) on stream 'main'", "launch of kernels k0 to k1
+// (k0: `y = x + 1`; k1: `w = z * 2`) on stream 'main'", "statement #3 `sd::copy(d, x)`
 // on stream 'h2d'", "the wait of the entry edge on stream 'side'".
 [[gnu::cold]] inline detail::text describe_op(const plan_view& plan, std::size_t i) {
   const auto& op = plan.ops[i];
@@ -169,11 +172,21 @@ inline void* allocate_from_caller(const plan_view& plan, const workspace_allocat
     return where;
   }
   if (op.kind == op_kind::kernel) {
-    where << "kernel k" << op.kernel << " (";
-    bool first = true;
-    for (auto s : plan.kernel_statements(static_cast<std::size_t>(op.kernel))) {
-      where << (first ? "`" : ", `") << ir::statement_text(plan.ir, plan.ir.stmts[s]).view() << '`';
-      first = false;
+    // A launch of several kernels (passes/join_launches.hpp) names each
+    // segment's statements: "launch of kernels k0 to k2 (k0: `a = ...`; k1: ...)".
+    const auto k = static_cast<std::size_t>(op.kernel);
+    const auto segments = plan.segments_of(k);
+    if (segments > 1)
+      where << "launch of kernels k" << k << " to k" << k + segments - 1 << " (";
+    else
+      where << "kernel k" << k << " (";
+    for (std::size_t g = k; g < k + segments; ++g) {
+      if (segments > 1) where << (g == k ? "k" : "; k") << g << ": ";
+      bool first = true;
+      for (auto s : plan.kernel_statements(g)) {
+        where << (first ? "`" : ", `") << ir::statement_text(plan.ir, plan.ir.stmts[s]).view() << '`';
+        first = false;
+      }
     }
     where << ')';
   } else {

@@ -1,6 +1,9 @@
 #pragma once
-// The one __global__ template every fused kernel instantiates. Its integer
-// pack is a kernel's encoding (kernel_encoding.hpp); everything below is
+// The __global__ templates fused kernels instantiate: fused_kernel for a
+// kernel launched alone, segmented_kernel for a launch of several
+// (passes/join_launches.hpp), each segment running the same loop
+// (fused_body) over its own blocks. Their integer pack is a kernel's (or a
+// launch's) encoding (kernel_encoding.hpp); everything below is
 // resolved at compile time from the pack, so a kernel compiles to straight-line
 // loads, arithmetic and stores. Each thread handles `vec` consecutive
 // elements per step of a grid-stride loop with 16-byte loads and stores when
@@ -47,6 +50,32 @@ struct kernel_args {
   unsigned long long param_bits[Params > 0 ? Params : 1];
   launch_shape shape;
 };
+
+// A segment of a multi-segment launch (kernel_encoding.hpp): which body it
+// runs, its blocks (a virtual grid of its own), where its pointers and
+// params start in the launch's arrays, and its shape.
+struct segment_entry {
+  launch_shape shape;
+  int body = 0;
+  int blocks = 0;
+  int ptr_base = 0;
+  int param_base = 0;
+};
+
+// A multi-segment launch's arguments: per segment its first block (a table
+// the block's segment is found in), its entry, and every segment's
+// pointers and param bits in flat arrays. Passed __grid_constant__: indexed by
+// a run-time segment, it is read where the launch put it, not copied to
+// local memory.
+template <int Segments, int Ptrs, int Params>
+struct segmented_args {
+  int first_block[Segments];
+  segment_entry segment[Segments];
+  void* ptr[Ptrs > 0 ? Ptrs : 1];
+  unsigned long long param_bits[Params > 0 ? Params : 1];
+};
+// CUDA 12.1+ takes up to 32764 bytes of kernel parameters (Volta and later).
+inline constexpr std::size_t max_kernel_param_bytes = 32764;
 
 // Each thread takes `vec` consecutive elements per step, `Unroll` steps a
 // grid stride apart per iteration. bench/tuning.cu measured the choices on an
@@ -321,32 +350,24 @@ __device__ __forceinline__ void full_steps(const Args& args, long long base, lon
   (Buffers::template move<false, true, Vec>(c[U], args, base + U * step), ...);
 }
 
-#endif  // defined(__CUDA_ARCH__)
-
-// Buffers and Params repeat the pack's header: the host (which launches the
-// kernel) gets its argument type without decoding the pack.
-template <int Unroll, int Buffers, int Params, int... Code>
-__global__ void fused_kernel(kernel_args<Buffers, Params> args) {
-#if defined(__CUDA_ARCH__)
-  using K = kernel_types<kernel_code<Code...>>;
-  using buffers = typename K::buffers;
-  using statements = typename K::statements;
-  constexpr int vec = K::vec;
-  const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
-  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+// A fused kernel's loop over its elements, for `threads` threads of which
+// this is `thread` (the grid, or a segment's blocks of a multi-segment
+// launch). Templated on the decoded types, not on the pack (see above).
+template <int Unroll, int Vec, class Buffers, class Statements, class Cells, class Args>
+__device__ __forceinline__ void fused_body(const Args& args, const long long thread,
+                                           const long long threads) {
   const long long head = args.shape.head;
   long long scalar_begin = 0;
   if (args.shape.aligned) {
-    using cells = typename K::template cells<vec>;
-    const long long step = threads * vec;
-    const long long full_end = head + (args.shape.n - head) / vec * vec;
-    long long base = head + thread * vec;
+    const long long step = threads * Vec;
+    const long long full_end = head + (args.shape.n - head) / Vec * Vec;
+    long long base = head + thread * Vec;
     if constexpr (Unroll > 1)
       for (; base + (Unroll - 1) * step < full_end; base += Unroll * step)
-        full_steps<buffers, statements, cells, vec>(args, base, step,
+        full_steps<Buffers, Statements, Cells, Vec>(args, base, step,
                                                     std::make_integer_sequence<int, Unroll>{});
     for (; base < full_end; base += step)
-      full_steps<buffers, statements, cells, vec>(args, base, step, std::integer_sequence<int, 0>{});
+      full_steps<Buffers, Statements, Cells, Vec>(args, base, step, std::integer_sequence<int, 0>{});
     scalar_begin = full_end;
   }
   // Unaligned buffers, and the head and tail of aligned ones (each fewer
@@ -361,11 +382,90 @@ __global__ void fused_kernel(kernel_args<Buffers, Params> args) {
   const long long scalar_count = head + (args.shape.n - scalar_begin);
   for (long long j = thread; j < scalar_count; j += threads) {
     const long long i = j < head ? j : scalar_begin + (j - head);
-    typename K::template cells<vec> c;
-    buffers::template move<true, false, 1>(c, args, i);
-    statements::run(c, args, 0);
-    buffers::template move<false, false, 1>(c, args, i);
+    Cells c;
+    Buffers::template move<true, false, 1>(c, args, i);
+    Statements::run(c, args, 0);
+    Buffers::template move<false, false, 1>(c, args, i);
   }
+}
+
+// Body B of a launch's pack (kernel_encoding.hpp: a kernel's pack at its position).
+template <class KC, int B>
+struct body_code {
+  static constexpr pack_view pack = KC::launch.body(B);
+};
+
+// Runs body B for the segment `e`: its pointers and params copied from the
+// launch's arrays into a kernel's own arguments (indices known here, so they
+// live in registers, and the loop reads no parameter memory).
+template <int Unroll, class K, int Buffers, int Params, class Launch>
+__device__ __forceinline__ void run_segment(const Launch& args, const segment_entry& e, long long thread,
+                                            long long threads) {
+  kernel_args<Buffers, Params> own;
+#pragma unroll
+  for (int b = 0; b < Buffers; ++b) own.ptr[b] = args.ptr[e.ptr_base + b];
+#pragma unroll
+  for (int q = 0; q < Params; ++q) own.param_bits[q] = args.param_bits[e.param_base + q];
+  own.shape = e.shape;
+  fused_body<Unroll, K::vec, typename K::buffers, typename K::statements, typename K::template cells<K::vec>>(
+      own, thread, threads);
+}
+
+template <int Unroll, class KC, class Launch, int... B>
+__device__ __forceinline__ void run_body(const Launch& args, const segment_entry& e, long long thread,
+                                         long long threads, std::integer_sequence<int, B...>) {
+  (void)((e.body == B &&
+          (run_segment<Unroll, kernel_types<body_code<KC, B>>, body_code<KC, B>::pack.buffer_count(),
+                       body_code<KC, B>::pack.param_count()>(args, e, thread, threads),
+           true)) ||
+         ...);
+}
+
+template <int... Code>
+struct launch_code {
+  static constexpr int code[] = {Code...};
+  static constexpr launch_pack_view launch{code};
+};
+
+#endif  // defined(__CUDA_ARCH__)
+
+// Buffers and Params repeat the pack's header: the host (which launches the
+// kernel) gets its argument type without decoding the pack.
+template <int Unroll, int Buffers, int Params, int... Code>
+__global__ void fused_kernel(kernel_args<Buffers, Params> args) {
+#if defined(__CUDA_ARCH__)
+  using K = kernel_types<kernel_code<Code...>>;
+  constexpr int vec = K::vec;
+  const long long threads = static_cast<long long>(gridDim.x) * blockDim.x;
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  fused_body<Unroll, vec, typename K::buffers, typename K::statements, typename K::template cells<vec>>(
+      args, thread, threads);
+#else
+  (void)args;
+#endif
+}
+
+// A multi-segment launch (kernel_encoding.hpp's launch pack): each block
+// finds its segment (the last whose first block is at most its own: a
+// segment without blocks is never found) and runs that segment's body over
+// the segment's blocks as its grid.
+template <int Unroll, int Segments, int Ptrs, int Params, int... Code>
+__global__ void segmented_kernel(const __grid_constant__ segmented_args<Segments, Ptrs, Params> args) {
+#if defined(__CUDA_ARCH__)
+  using KC = launch_code<Code...>;
+  const int block = static_cast<int>(blockIdx.x);
+  int lo = 0, hi = Segments - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (args.first_block[mid] <= block)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const segment_entry& e = args.segment[lo];
+  const long long threads = static_cast<long long>(e.blocks) * blockDim.x;
+  const long long thread = static_cast<long long>(block - args.first_block[lo]) * blockDim.x + threadIdx.x;
+  run_body<Unroll, KC>(args, e, thread, threads, std::make_integer_sequence<int, KC::launch.body_count()>{});
 #else
   (void)args;
 #endif

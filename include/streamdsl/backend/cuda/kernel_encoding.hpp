@@ -124,16 +124,18 @@ constexpr int vector_width(std::size_t smallest_element) {
 }
 
 // How big a kernel's encoding is (the template arguments of encode), and
-// what it iterates: parts of a domain (-1: one element). The launch reads the
-// kernel's domain and parts here: reading them from the plan where a kernel
-// is launched costs nvcc's device compile 5% more memory (38 MB of 705 MB on
-// the 200-statement benchmark).
+// what it iterates: parts of a domain (-1: one element), and how many
+// kernels its launch covers. The launch reads the kernel's domain, parts and
+// segments here: reading them from the plan where a kernel is launched costs
+// nvcc's device compile 5% more memory (38 MB of 705 MB on the 200-statement
+// benchmark).
 struct kernel_shape {
   std::size_t code_size = 0;
   std::size_t buffers = 0;
   std::size_t params = 0;
   int domain = -1;
   int parts = 1;
+  int segments = 1;  // kernel_info::segments: which launch function the kernel gets, if any
 };
 
 // Where a kernel's vector steps may start: a head in [0, vec) such that
@@ -253,8 +255,12 @@ constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
 
 constexpr kernel_shape shape_of(const plan_view& p, std::size_t k) {
   const auto l = locals_of(p, k);
-  return {static_cast<std::size_t>(l.node_base + l.node_fields), l.buffers.size(), l.params.size(),
-          p.kernels[k].domain, p.kernels[k].parts};
+  return {static_cast<std::size_t>(l.node_base + l.node_fields),
+          l.buffers.size(),
+          l.params.size(),
+          p.kernels[k].domain,
+          p.kernels[k].parts,
+          p.kernels[k].segments};
 }
 
 template <std::size_t Size, std::size_t Buffers, std::size_t Params>
@@ -311,6 +317,123 @@ constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::
     }
   }
   return out;
+}
+
+// --- a multi-segment launch (kernel_info::segments > 1) --------------------------
+// One __global__ instantiation runs every segment of a launch. Its pack is
+// the launch's distinct kernel packs ("bodies": the 64 segments of an Adam
+// step over two domains share one) behind a small header:
+//   header     bodies, then each body's position
+//   bodies     each a kernel's pack as encode wrote it
+// Positions inside a body stay relative to the body's start, so
+// pack_view{code + body_at(b)} reads body b unchanged. Which segment runs
+// which body, and where its pointers and params start in the launch's
+// arguments, is data of the launch (launch_layout), not of the pack.
+struct launch_pack_view {
+  const int* code;
+  static constexpr int body_count_at = 0;
+  constexpr int body_count() const { return code[body_count_at]; }
+  constexpr int body_at(int b) const { return code[1 + b]; }
+  constexpr pack_view body(int b) const { return {code + body_at(b)}; }
+};
+
+// One segment's encoding as the launch sees it.
+struct segment_code {
+  const int* code = nullptr;
+  std::size_t size = 0;
+  int buffers = 0;
+  int params = 0;
+};
+
+constexpr bool same_code(const segment_code& a, const segment_code& b) {
+  if (a.size != b.size) return false;
+  for (std::size_t i = 0; i < a.size; ++i)
+    if (a.code[i] != b.code[i]) return false;
+  return true;
+}
+
+// Per segment of a launch: its body, and where its pointers (one per local
+// buffer) and params start in the launch's flat arrays; the bodies (each
+// named by its first segment) and the pack's size.
+template <std::size_t Segments>
+struct launch_layout {
+  int body_of[Segments] = {};
+  int ptr_base[Segments] = {};
+  int param_base[Segments] = {};
+  int body_segment[Segments] = {};  // per body: the first segment that has it
+  int bodies = 0;
+  int ptrs = 0;
+  int params = 0;
+  std::size_t code_size = 0;
+};
+
+// Identical packs become one body: compared only against the bodies found so
+// far, and a differing pack mostly differs in its first integers.
+template <std::size_t Segments>
+constexpr launch_layout<Segments> lay_out_launch(const segment_code (&segments)[Segments]) {
+  launch_layout<Segments> out{};
+  out.code_size = 1;
+  for (std::size_t s = 0; s < Segments; ++s) {
+    int body = -1;
+    for (int b = 0; b < out.bodies && body < 0; ++b)
+      if (same_code(segments[out.body_segment[b]], segments[s])) body = b;
+    if (body < 0) {
+      body = out.bodies++;
+      out.body_segment[body] = static_cast<int>(s);
+      out.code_size += 1 + segments[s].size;  // its position in the header, its pack
+    }
+    out.body_of[s] = body;
+    out.ptr_base[s] = out.ptrs;
+    out.param_base[s] = out.params;
+    out.ptrs += segments[s].buffers;
+    out.params += segments[s].params;
+  }
+  return out;
+}
+
+template <std::size_t Size>
+struct encoded_launch {
+  int code[Size] = {};
+};
+
+template <std::size_t Size, std::size_t Segments>
+constexpr encoded_launch<Size> encode_launch(const segment_code (&segments)[Segments],
+                                             const launch_layout<Segments>& layout) {
+  encoded_launch<Size> out{};
+  out.code[launch_pack_view::body_count_at] = layout.bodies;
+  int at = 1 + layout.bodies;
+  for (int b = 0; b < layout.bodies; ++b) {
+    const auto& body = segments[layout.body_segment[b]];
+    out.code[1 + b] = at;
+    for (std::size_t i = 0; i < body.size; ++i) out.code[at + static_cast<int>(i)] = body.code[i];
+    at += static_cast<int>(body.size);
+  }
+  return out;
+}
+
+// Blocks per segment of a launch whose segments want `blocks` (each
+// ceil(n / (threads per block * vec)), as a kernel launched alone): as
+// wanted if the total fits under `max_blocks`, else scaled down in
+// proportion, at least one each for a non-empty segment (its grid-stride
+// loop covers the rest). Returns the total. Plain C++: tested with g++.
+constexpr long long fit_blocks(long long* blocks, int segments, long long max_blocks) {
+  long long total = 0, nonempty = 0;
+  for (int s = 0; s < segments; ++s) {
+    total += blocks[s];
+    nonempty += blocks[s] > 0;
+  }
+  if (total <= max_blocks) return total;
+  // A segment keeps 1 + its share of what is left past one block each; the
+  // shares are floored (in double: blocks * max_blocks could overflow), with
+  // a block of slack per segment against the product rounding up.
+  const double room = static_cast<double>(max_blocks - 2 * nonempty);
+  const double scale = room > 0 ? room / static_cast<double>(total - nonempty) : 0.0;
+  total = 0;
+  for (int s = 0; s < segments; ++s) {
+    if (blocks[s] > 0) blocks[s] = 1 + static_cast<long long>(static_cast<double>(blocks[s] - 1) * scale);
+    total += blocks[s];
+  }
+  return total;
 }
 
 }  // namespace streamdsl::cuda_detail
