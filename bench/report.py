@@ -134,12 +134,16 @@ def adam_table(rows, torch_path=None):
     memcpy = rows["bm_adam_memcpy"]
     memcpy_bw = memcpy["bytes"] / memcpy["seconds"]
     raw = rows.get("bm_adam_raw_multi_tensor")
-    print("| Adam step, 64 tensors (32 x 2^22, 32 x 2^12) | time | of the 28-byte limit | vs raw multi-tensor | kernels |")
+    print("| Adam step, 64 tensors (32 x 2^22, 32 x 2^12) | time | of the 28-byte limit | vs raw multi-tensor | kernels / launches |")
     print("|---|---|---|---|---|")
     for label, name in (("raw CUDA, one multi-tensor launch", "bm_adam_raw_multi_tensor"),
                         ("raw CUDA, a launch per tensor", "bm_adam_raw_per_tensor"),
                         ("streamdsl, 1 stream, run()", "bm_adam_streamdsl_1_stream"),
                         ("streamdsl, 1 stream, graph", "bm_adam_streamdsl_graph_1_stream"),
+                        ("streamdsl, 1 stream, separate launches, run()",
+                         "bm_adam_streamdsl_1_stream_separate_launches"),
+                        ("streamdsl, 1 stream, separate launches, graph",
+                         "bm_adam_streamdsl_graph_1_stream_separate_launches"),
                         ("streamdsl, 4 streams, run()", "bm_adam_streamdsl_4_streams"),
                         ("streamdsl, 4 streams, graph", "bm_adam_streamdsl_graph_4_streams")):
         if name not in rows:
@@ -148,7 +152,8 @@ def adam_table(rows, torch_path=None):
         r = rows[name]
         frac = r["bytes"] / r["seconds"] / memcpy_bw
         versus = f"{raw['seconds'] / r['seconds']:.2f}x" if raw else ""
-        kernels = f"{r['counters'].get('kernels', '')}" if r["counters"] else ""
+        c = r["counters"]
+        kernels = f"{c.get('kernels', 0):.0f} / {c.get('launches', c.get('kernels', 0)):.0f}" if c else ""
         flag = " (RESULTS WRONG)" if r["error"] else ""
         print(f"| {label}{flag} | {r['seconds']*1e3:.3f} ms | {frac*100:.1f}% | {versus} | {kernels} |")
     if torch_path and os.path.exists(torch_path):

@@ -31,22 +31,18 @@ for t in "$build"/tests/test_*; do
 done
 
 echo "== compute-sanitizer =="
+# The executor, steps and chunks (copies between pinned host and device
+# memory, chunked kernels), and multi-segment launches.
 for tool in memcheck racecheck synccheck; do
-  if compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/test_cuda_executor" "[sanitize]" \
-      >"$out/sanitizer_$tool.log" 2>&1; then
-    status+=("compute-sanitizer $tool: clean")
-  else
-    status+=("compute-sanitizer $tool: ERRORS (see sanitizer_$tool.log)")
-    tail -20 "$out/sanitizer_$tool.log"
-  fi
-  # Steps and chunks: copies between pinned host and device memory, chunked kernels.
-  if compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/test_cuda_steps" "[sanitize]" \
-      >"$out/sanitizer_steps_$tool.log" 2>&1; then
-    status+=("compute-sanitizer $tool (test_cuda_steps): clean")
-  else
-    status+=("compute-sanitizer $tool (test_cuda_steps): ERRORS (see sanitizer_steps_$tool.log)")
-    tail -20 "$out/sanitizer_steps_$tool.log"
-  fi
+  for t in test_cuda_executor test_cuda_steps test_cuda_launches; do
+    if compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/$t" "[sanitize]" \
+        >"$out/sanitizer_${t}_$tool.log" 2>&1; then
+      status+=("compute-sanitizer $tool ($t): clean")
+    else
+      status+=("compute-sanitizer $tool ($t): ERRORS (see sanitizer_${t}_$tool.log)")
+      tail -20 "$out/sanitizer_${t}_$tool.log"
+    fi
+  done
 done
 
 # A failed rebind must leave the graph replaying memory it still owns: only
