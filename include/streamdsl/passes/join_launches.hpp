@@ -16,8 +16,8 @@
 // launch, so a large segment takes the grid it would have had alone and a
 // small one stops paying a launch (bench/multi_tensor_adam.cu measures
 // joined against separate launches). Independent kernels stay separate
-// segments rather than one loop: a loop over many tensors keeps a value per
-// buffer per element in flight and spills (docs/benchmarks.md, workload 6).
+// segments rather than one loop, and a wide run of independent parts is
+// split into segments first (split_wide_runs.hpp): measured faster.
 #include "../detail/dyn_array.hpp"
 #include "../detail/text.hpp"
 #include "../ir/accesses.hpp"

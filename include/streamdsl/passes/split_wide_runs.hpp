@@ -1,14 +1,15 @@
 #pragma once
 // Wide runs: a fused kernel keeps, per element, a value of every buffer its
-// statements touch in registers between its loads and its stores. A run over
-// many independent tensors (an optimizer step over 16 tensors of one size on
-// one stream: 64 buffers) spills and runs at half the memory bandwidth
-// (docs/benchmarks.md, workload 6), while the same work as one segment per
-// tensor of one launch runs at full bandwidth. So a run touching more than
-// `max_fused_buffers` buffers is cut into its independent parts (statements
-// that share no buffer), packed in program order into as few pieces as that
-// limit allows, of about equal numbers of buffers; join_launches then launches the pieces together. A run
-// whose statements all share buffers (a chain) stays whole.
+// statements touch in flight between its loads and its stores, and runs one
+// step per thread over its grid. Measured on an H200 (bench/fusion_width.cu,
+// docs/benchmarks.md "How wide a loop"), independent tensors run faster as
+// a segment each of one launch than fused into one loop from two tensors
+// on: 2 Adam-like tensors (8 buffers) 3.28 against 2.98 TB/s, 4 tensors 3.58
+// against 2.37. So a run touching more than `max_fused_buffers` buffers is
+// cut into its independent parts (statements that share no buffer),
+// packed in program order into as few pieces as that limit allows, of
+// about equal numbers of buffers; join_launches then launches the pieces
+// together. A run whose statements all share buffers (a chain) stays whole.
 #include "../detail/dyn_array.hpp"
 #include "../ir/accesses.hpp"
 #include "../ir/program_view.hpp"
@@ -17,9 +18,10 @@
 
 namespace streamdsl::passes {
 
-// Buffers (with a domain: a 0-d value is read once, not per element) a fused
-// loop keeps per element at most; measured in bench/fusion_width.cu.
-inline constexpr std::int32_t max_fused_buffers = 16;
+// Buffers (with a domain: a 0-d value is read once, not per element) a loop
+// of independent parts keeps per element at most: one tensor's update (w, m,
+// v, g), as fast in a loop of its own as in a segment.
+inline constexpr std::int32_t max_fused_buffers = 4;
 
 namespace split_detail {
 
@@ -165,7 +167,7 @@ constexpr bool split_wide_runs(const ir::program_view& p, kernel_partition& runs
           << runs.stmts[static_cast<std::size_t>(info.first + info.count - 1)] << " on stream '"
           << p.stream_name(info.stream) << "' touches " << distinct << " buffers per element: split into "
           << pieces << " kernels of independent statements, at most " << max_fused_buffers
-          << " buffers each, launched together (a wider loop spills registers)";
+          << " buffers each, launched together (faster than one loop: bench/fusion_width.cu)";
         notes->note(t);
       }
     }
