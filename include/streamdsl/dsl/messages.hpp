@@ -378,6 +378,8 @@ constexpr text wait_before_record(const ir::program& p, std::int32_t stmt, std::
 // is an empty text there, and cicc neither parses nor compiles the prose
 // (docs/benchmarks.md, "Session 7"). The checks and their error kinds run
 // as in every pass; a name missing here fails to compile in the device pass.
+// (A .cu file reading a failing build_ir's message in a constant expression
+// reads it empty in the device pass: read it in host-only code.)
 #define STREAMDSL_UNSHOWN_MESSAGE(name) \
   template <class... A>                 \
   constexpr text name(const A&...) {    \
