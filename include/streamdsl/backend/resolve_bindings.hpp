@@ -235,23 +235,31 @@ inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF
 // A binding of a family: one line for what concerns the whole family (its
 // size, type, access), the member checks (null, alignment, extents) per
 // member, naming it. Marks the members named.
+// A family binding whose name is no family of the plan.
+[[gnu::cold]] inline void report_not_a_family(const plan_view& plan, const binding& given,
+                                              detail::dyn_array<unsigned char>& named,
+                                              problem_list& problems) {
+  const auto name = given.name();
+  if (const auto b = plan.buffer_id(name); b >= 0) {
+    named[static_cast<std::size_t>(b)] = 1;
+    problems.add() << buffer_description{plan, b} << " is a single buffer, but is bound to a family of "
+                   << given.size() << (given.size() == 1 ? " member" : " members")
+                   << "; bind its memory with sd::bind(\"" << name << "\", data)";
+  } else {
+    append_bindable_names(problems.add() << "unknown name " << quote{name}
+                                         << ": the program has no buffer family called that (it binds ",
+                          plan)
+        << ')';
+  }
+}
+
 [[gnu::cold]] inline void resolve_family(const plan_view& plan, const binding& given, resolved_bindings& r,
                                          detail::dyn_array<unsigned char>& bound,
                                          detail::dyn_array<unsigned char>& named, problem_list& problems) {
   const auto name = given.name();
   const auto first = family_first(plan, name);
   if (first < 0) {
-    if (const auto b = plan.buffer_id(name); b >= 0) {
-      named[static_cast<std::size_t>(b)] = 1;
-      problems.add() << buffer_description{plan, b} << " is a single buffer, but is bound to a family of "
-                     << given.size() << (given.size() == 1 ? " member" : " members")
-                     << "; bind its memory with sd::bind(\"" << name << "\", data)";
-    } else {
-      append_bindable_names(problems.add() << "unknown name " << quote{name}
-                                           << ": the program has no buffer family called that (it binds ",
-                            plan)
-          << ')';
-    }
+    report_not_a_family(plan, given, named, problems);
     return;
   }
   const auto& info = plan.ir.buffers[static_cast<std::size_t>(first)];
@@ -405,11 +413,41 @@ inline std::size_t extent_of(const plan_view& plan, const resolved_bindings& r, 
   }
 }
 
+// The id of x[0] of the family called `name`, or -1; always -1 without
+// families (a plain name cannot end in "[0]").
+template <bool Families>
+std::int32_t family_first_if(const plan_view& plan, detail::string_view name) {
+  if constexpr (Families)
+    return family_first(plan, name);
+  else
+    return -1;
+}
+
 }  // namespace backend_detail
 
+// Which of the binding checks a plan can need: without families the family
+// checks, without chunks and copies the region checks find nothing. An
+// executor that knows its plan at compile time passes binding_checks_of(plan)
+// to resolve_bindings, so that its unit does not compile checks that cannot
+// apply (nvcc's host pass compiles every function a run may call, without
+// optimisation; docs/benchmarks.md, "Session 7"). The reports are the same.
+struct binding_checks {
+  bool families = true;
+  bool regions = true;
+};
+
+constexpr binding_checks binding_checks_of(const plan_view& plan) {
+  binding_checks c{false, false};
+  for (const auto& b : plan.ir.buffers) c.families = c.families || b.family_index >= 0;
+  for (const auto& a : plan.ir.accesses) c.regions = c.regions || !ir::is_whole(a);
+  for (const auto& s : plan.ir.stmts) c.regions = c.regions || s.kind == ir::stmt_kind::step;
+  return c;
+}
+
 // Matches `bindings` to the plan and checks them; throws binding_error
-// listing every problem.
-inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bindings) {
+// listing every problem. `Checks`: binding_checks_of(plan), or every check.
+template <binding_checks Checks = binding_checks{}>
+resolved_bindings resolve_bindings(const plan_view& plan, binding_list bindings) {
   using namespace backend_detail;
   if (!plan.valid()) {
     text msg;
@@ -433,7 +471,10 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
       continue;
     }
     if (given.is_family()) {
-      resolve_family(plan, given, r, bound, named, problems);
+      if constexpr (Checks.families)
+        resolve_family(plan, given, r, bound, named, problems);
+      else
+        report_not_a_family(plan, given, named, problems);
     } else if (const auto b = plan.buffer_id(given.name()); b >= 0) {
       const auto idx = static_cast<std::size_t>(b);
       if (named[idx]) {  // a family member, bound in its family's binding too
@@ -450,7 +491,7 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
     } else if (const auto p = param_id(plan, given.name()); p >= 0) {
       check_param_binding(plan, p, given, problems);
       r.param_value[static_cast<std::size_t>(p)] = &given;
-    } else if (const auto f = family_first(plan, given.name()); f >= 0) {
+    } else if (const auto f = family_first_if<Checks.families>(plan, given.name()); f >= 0) {
       const auto size = plan.ir.buffers[static_cast<std::size_t>(f)].family_size;
       for (std::int32_t m = 0; m < size; ++m) named[static_cast<std::size_t>(f + m)] = 1;
       problems.add()
@@ -472,13 +513,16 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(buffers); ++b) {
     const auto& info = plan.ir.buffers[static_cast<std::size_t>(b)];
     if (info.kind == ir::access::temp || named[static_cast<std::size_t>(b)]) continue;
-    if (info.family_index == 0) {
-      bool any = false;
-      for (std::int32_t m = 1; m < info.family_size; ++m) any = any || named[static_cast<std::size_t>(b + m)];
-      if (!any) {
-        problems.add() << "missing binding for " << family_description{plan, b};
-        b += info.family_size - 1;
-        continue;
+    if constexpr (Checks.families) {
+      if (info.family_index == 0) {
+        bool any = false;
+        for (std::int32_t m = 1; m < info.family_size; ++m)
+          any = any || named[static_cast<std::size_t>(b + m)];
+        if (!any) {
+          problems.add() << "missing binding for " << family_description{plan, b};
+          b += info.family_size - 1;
+          continue;
+        }
       }
     }
     problems.add() << "missing binding for " << buffer_description{plan, b};
@@ -490,7 +534,9 @@ inline resolved_bindings resolve_bindings(const plan_view& plan, binding_list bi
   // domain's buffers disagree, the extent is the first buffer's, and the
   // others' chunks and copies would be reported against a size they are not
   // bound to.
-  if (check_extents(plan, r, bound, problems)) check_regions(plan, r, problems);
+  if (check_extents(plan, r, bound, problems)) {
+    if constexpr (Checks.regions) check_regions(plan, r, problems);
+  }
   check_overlaps(plan, r, bound, problems);
   problems.throw_if_any();
   return r;

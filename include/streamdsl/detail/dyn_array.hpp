@@ -16,6 +16,13 @@
 
 namespace streamdsl::detail {
 
+// The one-line accessors (size, data, [], begin, end, ...) here and in
+// array_view, fixed_array and string_view are always_inline: nvcc's host
+// pass compiles without optimisation, where each accessor a run-time
+// function calls was a function of its own, compiled in every unit
+// (docs/benchmarks.md, "Session 7"). Attributes do not change constant
+// evaluation; -O2 inlines them anyway.
+
 // Debug builds (NDEBUG off) check every index: out of range is a compile
 // error in a constant evaluation (this function is not constexpr) and a trap
 // at run time. Release builds pay nothing.
@@ -132,32 +139,32 @@ class dyn_array {
     size_ = 0;
   }
 
-  constexpr std::size_t size() const { return size_; }
-  constexpr bool empty() const { return size_ == 0; }
-  constexpr T* data() { return data_; }
-  constexpr const T* data() const { return data_; }
+  [[gnu::always_inline]] constexpr std::size_t size() const { return size_; }
+  [[gnu::always_inline]] constexpr bool empty() const { return size_ == 0; }
+  [[gnu::always_inline]] constexpr T* data() { return data_; }
+  [[gnu::always_inline]] constexpr const T* data() const { return data_; }
   // The check is written at each use, not in a helper: a call costs
   // constant-evaluation steps even when NDEBUG empties it.
-  constexpr T& operator[](std::size_t i) {
+  [[gnu::always_inline]] constexpr T& operator[](std::size_t i) {
 #ifndef NDEBUG
     if (i >= size_) dyn_array_out_of_range();
 #endif
     return data_[i];
   }
-  constexpr const T& operator[](std::size_t i) const {
+  [[gnu::always_inline]] constexpr const T& operator[](std::size_t i) const {
 #ifndef NDEBUG
     if (i >= size_) dyn_array_out_of_range();
 #endif
     return data_[i];
   }
-  constexpr T& front() { return (*this)[0]; }
-  constexpr const T& front() const { return (*this)[0]; }
-  constexpr T& back() { return (*this)[size_ - 1]; }
-  constexpr const T& back() const { return (*this)[size_ - 1]; }
-  constexpr T* begin() { return data_; }
-  constexpr T* end() { return data_ + size_; }
-  constexpr const T* begin() const { return data_; }
-  constexpr const T* end() const { return data_ + size_; }
+  [[gnu::always_inline]] constexpr T& front() { return (*this)[0]; }
+  [[gnu::always_inline]] constexpr const T& front() const { return (*this)[0]; }
+  [[gnu::always_inline]] constexpr T& back() { return (*this)[size_ - 1]; }
+  [[gnu::always_inline]] constexpr const T& back() const { return (*this)[size_ - 1]; }
+  [[gnu::always_inline]] constexpr T* begin() { return data_; }
+  [[gnu::always_inline]] constexpr T* end() { return data_ + size_; }
+  [[gnu::always_inline]] constexpr const T* begin() const { return data_; }
+  [[gnu::always_inline]] constexpr const T* end() const { return data_ + size_; }
 
  private:
   constexpr void copy_from(const dyn_array& other) {
@@ -170,8 +177,11 @@ class dyn_array {
   // constant evaluation: there, every reallocation initialises its new
   // elements one by one (default member initializers) and copies the old
   // ones, which g++ evaluates slowly; growing 4x rather than 2x saved 8% of
-  // building a 200-statement program. Twice at run time (memory).
-  static constexpr std::size_t growth() { return std::is_constant_evaluated() ? 4 : 2; }
+  // building a 200-statement program. Twice at run time (memory). The
+  // builtin, not std::is_constant_evaluated(): a call of its own at -O0.
+  [[gnu::always_inline]] static constexpr std::size_t growth() {
+    return __builtin_is_constant_evaluated() ? 4 : 2;
+  }
 
   T* data_ = nullptr;
   std::size_t size_ = 0;
@@ -185,7 +195,7 @@ struct array_view {
   std::size_t count = 0;
 
   constexpr array_view() = default;
-  constexpr array_view(const T* p, std::size_t n) : first(p), count(n) {}
+  [[gnu::always_inline]] constexpr array_view(const T* p, std::size_t n) : first(p), count(n) {}
   // The constraint assigns c.data() to a const T* rather than asking
   // std::convertible_to: the same test, but the concept's instantiations cost
   // cudafe++ ~1% of every unit that includes the umbrella (it is checked for
@@ -195,18 +205,21 @@ struct array_view {
       p = c.data();
       c.size();
     }
-  constexpr array_view(const C& c) : first(c.data()), count(c.size()) {}  // NOLINT: implicit like span
+  [[gnu::always_inline]] constexpr array_view(const C& c)
+      : first(c.data()), count(c.size()) {}  // NOLINT: implicit like span
   template <std::size_t N>
   constexpr array_view(const T (&a)[N]) : first(a), count(N) {}  // NOLINT: implicit like span
 
-  constexpr std::size_t size() const { return count; }
-  constexpr bool empty() const { return count == 0; }
-  constexpr const T* data() const { return first; }
-  constexpr const T& operator[](std::size_t i) const { return first[i]; }
-  constexpr const T* begin() const { return first; }
-  constexpr const T* end() const { return first + count; }
-  constexpr const T& back() const { return first[count - 1]; }
-  constexpr array_view subspan(std::size_t offset, std::size_t n) const { return {first + offset, n}; }
+  [[gnu::always_inline]] constexpr std::size_t size() const { return count; }
+  [[gnu::always_inline]] constexpr bool empty() const { return count == 0; }
+  [[gnu::always_inline]] constexpr const T* data() const { return first; }
+  [[gnu::always_inline]] constexpr const T& operator[](std::size_t i) const { return first[i]; }
+  [[gnu::always_inline]] constexpr const T* begin() const { return first; }
+  [[gnu::always_inline]] constexpr const T* end() const { return first + count; }
+  [[gnu::always_inline]] constexpr const T& back() const { return first[count - 1]; }
+  [[gnu::always_inline]] constexpr array_view subspan(std::size_t offset, std::size_t n) const {
+    return {first + offset, n};
+  }
 };
 
 }  // namespace streamdsl::detail

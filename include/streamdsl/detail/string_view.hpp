@@ -26,12 +26,13 @@ constexpr std::size_t length_of(const char* s) {
   return n;
 }
 
+// Accessors always_inline: see dyn_array.hpp.
 class string_view {
  public:
   constexpr string_view() = default;
   constexpr string_view(const char* s)
       : data_(s), size_(length_of(s)) {}  // NOLINT: implicit like std::string_view
-  constexpr string_view(const char* s, std::size_t n) : data_(s), size_(n) {}
+  [[gnu::always_inline]] constexpr string_view(const char* s, std::size_t n) : data_(s), size_(n) {}
   template <char_range S>
     requires(!std::is_same_v<std::remove_cvref_t<S>, string_view>)
   constexpr string_view(const S& s)
@@ -43,12 +44,12 @@ class string_view {
     requires(std::is_constructible_v<S, const char*, std::size_t> && !std::is_same_v<S, string_view>)
   constexpr explicit operator S() const { return S(data_, size_); }
 
-  constexpr const char* data() const { return data_; }
-  constexpr std::size_t size() const { return size_; }
-  constexpr bool empty() const { return size_ == 0; }
-  constexpr char operator[](std::size_t i) const { return data_[i]; }
-  constexpr const char* begin() const { return data_; }
-  constexpr const char* end() const { return data_ + size_; }
+  [[gnu::always_inline]] constexpr const char* data() const { return data_; }
+  [[gnu::always_inline]] constexpr std::size_t size() const { return size_; }
+  [[gnu::always_inline]] constexpr bool empty() const { return size_ == 0; }
+  [[gnu::always_inline]] constexpr char operator[](std::size_t i) const { return data_[i]; }
+  [[gnu::always_inline]] constexpr const char* begin() const { return data_; }
+  [[gnu::always_inline]] constexpr const char* end() const { return data_ + size_; }
   // Clamped like std::string_view::substr, without its exception.
   constexpr string_view substr(std::size_t pos, std::size_t n = static_cast<std::size_t>(-1)) const {
     if (pos > size_) pos = size_;

@@ -39,6 +39,8 @@ constexpr string_view buffer_family_name(ir::access kind) {
   return "buffer family";
 }
 
+#if !(defined(__NVCC__) && defined(__CUDA_ARCH__))
+
 // --- declarations -----------------------------------------------------------
 
 constexpr text invalid_name(string_view name, string_view what, const name_table& earlier) {
@@ -368,5 +370,49 @@ constexpr text wait_before_record(const ir::program& p, std::int32_t stmt, std::
     << name << ".record() on the producing stream after the work to wait for, earlier than this wait";
   return t;
 }
+
+#else  // nvcc's device pass
+
+// cicc runs after cudafe++ has accepted the program (nvcc stops at
+// cudafe++'s error), so in the device pass no message is ever shown: each
+// is an empty text there, and cicc neither parses nor compiles the prose
+// (docs/benchmarks.md, "Session 7"). The checks and their error kinds run
+// as in every pass; a name missing here fails to compile in the device pass.
+// (A .cu file reading a failing build_ir's message in a constant expression
+// reads it empty in the device pass: read it in host-only code.)
+#define STREAMDSL_UNSHOWN_MESSAGE(name) \
+  template <class... A>                 \
+  constexpr text name(const A&...) {    \
+    return {};                          \
+  }
+STREAMDSL_UNSHOWN_MESSAGE(invalid_name)
+STREAMDSL_UNSHOWN_MESSAGE(reserved_name)
+STREAMDSL_UNSHOWN_MESSAGE(duplicate_name)
+STREAMDSL_UNSHOWN_MESSAGE(bad_family_size)
+STREAMDSL_UNSHOWN_MESSAGE(family_index_out_of_range)
+STREAMDSL_UNSHOWN_MESSAGE(in_expression)
+STREAMDSL_UNSHOWN_MESSAGE(negate_bool)
+STREAMDSL_UNSHOWN_MESSAGE(not_of_non_bool)
+STREAMDSL_UNSHOWN_MESSAGE(incompatible_operands)
+STREAMDSL_UNSHOWN_MESSAGE(logical_of_non_bool)
+STREAMDSL_UNSHOWN_MESSAGE(arithmetic_on_bools)
+STREAMDSL_UNSHOWN_MESSAGE(where_condition_not_bool)
+STREAMDSL_UNSHOWN_MESSAGE(where_branches_differ)
+STREAMDSL_UNSHOWN_MESSAGE(operand_domains_differ)
+STREAMDSL_UNSHOWN_MESSAGE(write_to_input)
+STREAMDSL_UNSHOWN_MESSAGE(host_memory_in_statement)
+STREAMDSL_UNSHOWN_MESSAGE(temp_read_before_write)
+STREAMDSL_UNSHOWN_MESSAGE(narrowing_store)
+STREAMDSL_UNSHOWN_MESSAGE(store_domain_differs)
+STREAMDSL_UNSHOWN_MESSAGE(invalid_chunk)
+STREAMDSL_UNSHOWN_MESSAGE(operand_chunks_differ)
+STREAMDSL_UNSHOWN_MESSAGE(store_chunk_differs)
+STREAMDSL_UNSHOWN_MESSAGE(copy_types_differ)
+STREAMDSL_UNSHOWN_MESSAGE(copy_sizes_differ)
+STREAMDSL_UNSHOWN_MESSAGE(copy_overlaps)
+STREAMDSL_UNSHOWN_MESSAGE(wait_before_record)
+#undef STREAMDSL_UNSHOWN_MESSAGE
+
+#endif
 
 }  // namespace streamdsl::detail::messages

@@ -222,3 +222,64 @@ TEST_CASE("the host executor accepts any memory for any space", "[host][bindings
   ex.run(spaces, sd::bind("x", x), sd::bind("y", y), sd::bind("pinned_in", a), sd::bind("pageable_out", b));
   CHECK(y[0] == 2.0f);
 }
+
+// An executor that knows its plan passes binding_checks_of(plan): a plan
+// without families or regions skips those checks, and must report exactly
+// what every check reports (a family binding to such a plan included).
+TEST_CASE("binding checks chosen from the plan report as all checks", "[host][bindings][family]") {
+  constexpr auto plain = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto s = p.input<float>("s");
+    auto y = p.output<float>("y");
+    y = x * 2 + s;
+  });
+  constexpr auto chunked = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    y.chunk(0, 2) = x.chunk(0, 2) + 1;
+    y.chunk(1, 2) = x.chunk(1, 2) + 1;
+  });
+  constexpr auto copying = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    sd::copy(y, x);
+  });
+  constexpr sd::plan_view plain_plan = plain.plan();
+  constexpr sd::binding_checks plain_checks = sd::binding_checks_of(plain_plan);
+  STATIC_REQUIRE(!plain_checks.families);
+  STATIC_REQUIRE(!plain_checks.regions);
+  STATIC_REQUIRE(sd::binding_checks_of(program.plan()).families);
+  STATIC_REQUIRE(!sd::binding_checks_of(program.plan()).regions);
+  STATIC_REQUIRE(!sd::binding_checks_of(chunked.plan()).families);
+  STATIC_REQUIRE(sd::binding_checks_of(chunked.plan()).regions);
+  STATIC_REQUIRE(sd::binding_checks_of(copying.plan()).regions);
+
+  std::vector<float> x(n, 1.0f), y(n);
+  std::vector<std::vector<float>> members{x, x};
+  const auto report = [&](auto resolve, const std::vector<sd::binding>& given) {
+    try {
+      resolve(sd::binding_list(given.data(), given.size()));
+    } catch (const sd::binding_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const auto all = [&](sd::binding_list b) { sd::resolve_bindings(plain_plan, b); };
+  const auto chosen = [&](sd::binding_list b) { sd::resolve_bindings<plain_checks>(plain_plan, b); };
+  const std::vector<std::vector<sd::binding>> cases{
+      {sd::bind("x", members), sd::bind("s", x), sd::bind("y", y)},
+      {sd::bind("x", x), sd::bind("s", x), sd::bind("y", y), sd::bind("z", members)},
+      {sd::bind("x", x), sd::bind("y", y)},
+      {sd::bind("x", x), sd::bind("s", x), sd::bind("y", y)}};
+  for (const auto& given : cases) CHECK(report(chosen, given) == report(all, given));
+  CHECK_THAT(
+      report(chosen, std::vector<sd::binding>{sd::bind("x", members), sd::bind("s", x), sd::bind("y", y)}),
+      Contains("input buffer 'x' (float, domain 'n') is a single buffer, but is bound to a family of 2 "
+               "members"));
+  CHECK_THAT(report(chosen, std::vector<sd::binding>{sd::bind("x", x), sd::bind("s", x), sd::bind("y", y),
+                                                     sd::bind("z", members)}),
+             Contains("unknown name 'z': the program has no buffer family called that"));
+  CHECK_THAT(report(chosen, std::vector<sd::binding>{sd::bind("x", x), sd::bind("y", y)}),
+             Contains("missing binding for input buffer 's'"));
+  CHECK(report(chosen, cases[3]) == "accepted");
+}
