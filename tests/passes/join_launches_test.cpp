@@ -191,33 +191,35 @@ template <int Tensors>
 constexpr auto one_size_update = sd::program(one_size_body<Tensors>);
 }  // namespace
 
-TEST_CASE("split_wide_runs: a run of independent tensors past the buffer limit is split", "[passes][join_launches]") {
-  static_assert(sd::passes::max_fused_buffers == 4, "the cases below count on it");
-  // 1 tensor: 3 buffers, one loop.
-  STATIC_REQUIRE(one_size_update<1>.plan().kernel_count() == 1);
-  STATIC_REQUIRE(!one_size_update<1>.plan().has_note("split"));
-  // 2 tensors: 6 buffers, a kernel each, one launch.
-  constexpr auto plan = one_size_update<2>.plan();
+TEST_CASE("split_wide_runs: a run of independent tensors past the buffer limit is split",
+          "[passes][join_launches]") {
+  static_assert(sd::passes::max_fused_buffers == 8, "the cases below count on it");
+  // 2 tensors: 6 buffers, one loop.
+  STATIC_REQUIRE(one_size_update<2>.plan().kernel_count() == 1);
+  STATIC_REQUIRE(!one_size_update<2>.plan().has_note("split"));
+  // 3 tensors: 9 buffers, two kernels (2 tensors and 1), one launch.
+  constexpr auto plan = one_size_update<3>.plan();
   STATIC_REQUIRE(plan.kernel_count() == 2);
   STATIC_REQUIRE(plan.launch_count() == 1);
-  STATIC_REQUIRE(plan.kernels[0].count == 2);
+  STATIC_REQUIRE(plan.kernels[0].count == 4);
   STATIC_REQUIRE(plan.kernels[1].count == 2);
-  STATIC_REQUIRE(plan.has_note("touches 6 buffers per element: split into 2 kernels"));
-  // 16 tensors (48 buffers): 16 kernels, one launch.
+  STATIC_REQUIRE(plan.has_note("touches 9 buffers per element: split into 2 kernels"));
+  // 16 tensors (48 buffers): 8 kernels of 2 tensors, one launch.
   constexpr auto wide = one_size_update<16>.plan();
-  STATIC_REQUIRE(wide.kernel_count() == 16);
+  STATIC_REQUIRE(wide.kernel_count() == 8);
+  STATIC_REQUIRE(wide.kernels[7].count == 4);
   STATIC_REQUIRE(wide.launch_count() == 1);
 }
 
-TEST_CASE("split_wide_runs: small independent parts are packed up to the limit", "[passes][join_launches]") {
-  // Three parts of 2 buffers: 6 > 4, packed as (2 + 2) and 2.
+TEST_CASE("split_wide_runs: independent parts are packed up to the limit", "[passes][join_launches]") {
+  // Five parts of 2 buffers: 10 > 8, packed as 4 parts and 1.
   constexpr auto prog = sd::program([](sd::builder& p) {
-    auto x = p.inputs<float>("x", 3);
-    auto y = p.outputs<float>("y", 3);
-    for (int i = 0; i < 3; ++i) y[i] = x[i] + 1;
+    auto x = p.inputs<float>("x", 5);
+    auto y = p.outputs<float>("y", 5);
+    for (int i = 0; i < 5; ++i) y[i] = x[i] + 1;
   });
   STATIC_REQUIRE(prog.plan().kernel_count() == 2);
-  STATIC_REQUIRE(prog.plan().kernels[0].count == 2);
+  STATIC_REQUIRE(prog.plan().kernels[0].count == 4);
   STATIC_REQUIRE(prog.plan().kernels[1].count == 1);
   STATIC_REQUIRE(prog.plan().launch_count() == 1);
 }

@@ -2,14 +2,17 @@
 // Wide runs: a fused kernel keeps, per element, a value of every buffer its
 // statements touch in flight between its loads and its stores, and runs one
 // step per thread over its grid. Measured on an H200 (bench/fusion_width.cu,
-// docs/benchmarks.md "How wide a loop"), independent tensors run faster as
-// a segment each of one launch than fused into one loop from two tensors
-// on: 2 Adam-like tensors (8 buffers) 3.28 against 2.98 TB/s, 4 tensors 3.58
-// against 2.37. So a run touching more than `max_fused_buffers` buffers is
-// cut into its independent parts (statements that share no buffer),
-// packed in program order into as few pieces as that limit allows, of
-// about equal numbers of buffers; join_launches then launches the pieces
-// together. A run whose statements all share buffers (a chain) stays whole.
+// docs/benchmarks.md "How wide a loop"), independent Adam-like tensors (4
+// buffers each) run faster as a segment each of one launch than fused into
+// one loop: 2 tensors 3.28 against 2.98 TB/s (9%), 3 tensors 3.47 against
+// 3.03 (13%), 4 tensors 3.58 against 2.37 (34%). Each piece is compiled as a
+// loop of its own, which costs compile time (nvcc's 200-statement benchmark:
+// +3% at a limit of 8 buffers, +7% at 4). So a run touching more than
+// `max_fused_buffers` buffers is cut into its independent parts (statements
+// that share no buffer), packed in program order into as few pieces as that
+// limit allows, of about equal numbers of buffers; join_launches then
+// launches the pieces together. A run whose statements all share buffers (a
+// chain) stays whole.
 #include "../detail/dyn_array.hpp"
 #include "../ir/accesses.hpp"
 #include "../ir/program_view.hpp"
@@ -19,9 +22,9 @@
 namespace streamdsl::passes {
 
 // Buffers (with a domain: a 0-d value is read once, not per element) a loop
-// of independent parts keeps per element at most: one tensor's update (w, m,
-// v, g), as fast in a loop of its own as in a segment.
-inline constexpr std::int32_t max_fused_buffers = 4;
+// of independent parts keeps per element at most: two tensors' updates, 9%
+// slower than two segments, where wider loops lose 13-34%.
+inline constexpr std::int32_t max_fused_buffers = 8;
 
 namespace split_detail {
 

@@ -481,7 +481,7 @@ const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings)
   const void* key = &Program::storage;
   if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
   cache_.plan_key = nullptr;  // stays invalid if validation throws
-  const auto resolved = resolve_bindings(plan, bindings);
+  const auto resolved = resolve_bindings<binding_checks_of(plan)>(plan, bindings);
   check_memory_spaces(plan, resolved);
   cache_.bindings.assign(bindings.begin(), bindings.end());
   cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
