@@ -183,6 +183,20 @@ TEST_CASE("host memory bound to a device buffer is a binding_error", "[cuda][spa
   for (auto v : host_y) REQUIRE(v == poison);
 }
 
+TEST_CASE("an empty buffer's pointer is not checked: it is never read or written", "[cuda][spaces][sanitize]") {
+  // A tensor list's empty member points one past the end of its allocation
+  // (or anywhere): with 0 elements nothing reads it, so no space is asked of it.
+  constexpr auto empty = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto y = p.output<float>("y");
+    y = x + 1;
+  });
+  std::vector<float> host(4);
+  sd::cuda_executor ex;
+  ex.run(empty, sd::bind("x", static_cast<const float*>(host.data()), 0), sd::bind("y", host.data() + 4, 0));
+  check(cudaDeviceSynchronize(), "sync");
+}
+
 TEST_CASE("the space checks are cached with the other binding checks, and redone for new bindings",
           "[cuda][spaces][sanitize]") {
   device_buffer<float> x(ramp()), y(std::vector<float>(n, poison));

@@ -618,7 +618,9 @@ inline void cuda_executor::check_memory_spaces(const plan_view& plan, const reso
   using backend_detail::operator<<;
   backend_detail::problem_list problems;
   for (std::size_t b = 0; b < resolved.buffer_data.size(); ++b) {
-    if (resolved.buffer_data[b] == nullptr) continue;
+    // An empty buffer is never read or written: its pointer may be anything
+    // (null, or one past the end of a tensor list's allocation).
+    if (resolved.buffer_data[b] == nullptr || resolved.buffer_count[b] == 0) continue;
     cudaPointerAttributes attr{};
     if (cudaPointerGetAttributes(&attr, resolved.buffer_data[b]) != cudaSuccess) {
       (void)cudaGetLastError();  // not sticky: leave no trace for the caller's own checks
