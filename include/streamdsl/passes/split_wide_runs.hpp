@@ -4,10 +4,14 @@
 // step per thread over its grid. Measured on an H200 (bench/fusion_width.cu,
 // docs/benchmarks.md "How wide a loop"), independent Adam-like tensors (4
 // buffers each) run faster as a segment each of one launch than fused into
-// one loop: 2 tensors 3.28 against 2.98 TB/s (9%), 3 tensors 3.47 against
-// 3.03 (13%), 4 tensors 3.58 against 2.37 (34%). Each piece is compiled as a
-// loop of its own, which costs compile time (nvcc's 200-statement benchmark:
-// +3% at a limit of 8 buffers, +7% at 4). So a run touching more than
+// one loop: 2 tensors 87% of memcpy bandwidth against 79%, 4 tensors 94%
+// against 61%, 16 tensors 98% against 50%. But each piece is a loop
+// of its own for the compiler, and splitting is constant evaluation every
+// program that splits pays: at a limit of 8 the compile-time benchmark's
+// one-domain programs of 50 and 200 statements split a run each and g++
+// took 8-9% longer on them (nvcc's 200: +3.3%; +7.2% at 4). At 16 they do
+// not split; loops of 9-16 buffers stay (61-80% of memcpy bandwidth where
+// segments reach 88-94%: bench/fusion_width.cu). So a run touching more than
 // `max_fused_buffers` buffers is cut into its independent parts (statements
 // that share no buffer), packed in program order into as few pieces as that
 // limit allows, of about equal numbers of buffers; join_launches then
@@ -22,9 +26,8 @@
 namespace streamdsl::passes {
 
 // Buffers (with a domain: a 0-d value is read once, not per element) a loop
-// of independent parts keeps per element at most: two tensors' updates, 9%
-// slower than two segments, where wider loops lose 13-34%.
-inline constexpr std::int32_t max_fused_buffers = 8;
+// of independent parts keeps per element at most (see above for why 16).
+inline constexpr std::int32_t max_fused_buffers = 16;
 
 namespace split_detail {
 

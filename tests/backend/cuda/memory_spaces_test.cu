@@ -183,7 +183,8 @@ TEST_CASE("host memory bound to a device buffer is a binding_error", "[cuda][spa
   for (auto v : host_y) REQUIRE(v == poison);
 }
 
-TEST_CASE("an empty buffer's pointer is not checked: it is never read or written", "[cuda][spaces][sanitize]") {
+TEST_CASE("an empty buffer's pointer is not checked: it is never read or written",
+          "[cuda][spaces][sanitize]") {
   // A tensor list's empty member points one past the end of its allocation
   // (or anywhere): with 0 elements nothing reads it, so no space is asked of it.
   constexpr auto empty = sd::program([](sd::builder& p) {
