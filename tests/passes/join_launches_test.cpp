@@ -129,7 +129,7 @@ TEST_CASE("join_launches: temps of one launch's kernels never share a slot", "[p
   // t1 is last read (#3) before t2 is first written (#5) in program order,
   // but both in one launch, whose kernels run at once: sharing a slot would
   // let #5 overwrite t1 while #3 reads it.
-  constexpr auto prog = sd::program([](sd::builder& p) {
+  constexpr auto body = [](sd::builder& p) {
     auto a = p.domain("a");
     auto b = p.domain("b");
     auto x = p.input<float>("x", a);
@@ -146,30 +146,14 @@ TEST_CASE("join_launches: temps of one launch's kernels never share a slot", "[p
     t2 = x * 3;      // #4 -
     sd::copy(h, w);  // #5
     o2 = t2 + 1;     // #6
-  });
+  };
+  constexpr auto prog = sd::program(body);
   constexpr auto plan = prog.plan();
   STATIC_REQUIRE(plan.kernels[1].segments == 3);
   STATIC_REQUIRE(plan.storage_of("t1") >= 0);
   STATIC_REQUIRE(plan.storage_of("t2") >= 0);
   STATIC_REQUIRE(plan.storage_of("t1") != plan.storage_of("t2"));
-  constexpr auto separate = sd::program<sd::separate_launches>([](sd::builder& p) {
-    auto a = p.domain("a");
-    auto b = p.domain("b");
-    auto x = p.input<float>("x", a);
-    auto w = p.inout<float>("w", b);
-    auto h = p.output<float>("h", b);
-    auto o1 = p.output<float>("o1", a);
-    auto o2 = p.output<float>("o2", a);
-    auto t1 = p.temp<float>("t1", a);
-    auto t2 = p.temp<float>("t2", a);
-    t1 = x + 1;
-    sd::copy(h, w);
-    o1 = t1 * 2;
-    w = w + 1;
-    t2 = x * 3;
-    sd::copy(h, w);
-    o2 = t2 + 1;
-  });
+  constexpr auto separate = sd::program<sd::separate_launches>(body);
   // Launched one by one, the kernels run in order and the slot is shared.
   STATIC_REQUIRE(separate.plan().storage_of("t1") == separate.plan().storage_of("t2"));
 }

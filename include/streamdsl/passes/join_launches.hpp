@@ -32,24 +32,9 @@ namespace streamdsl::passes {
 // per buffer of each segment) well inside CUDA's 32 KB of kernel parameters.
 inline constexpr std::int32_t max_launch_segments = 64;
 
-namespace join_detail {
-
-// Union-find over the kernels of fuse_runs' partition (a segment is a set).
-constexpr std::int32_t find_root(detail::dyn_array<std::int32_t>& parent, std::int32_t k) {
-  while (parent[static_cast<std::size_t>(k)] != k) {
-    auto& up = parent[static_cast<std::size_t>(k)];
-    up = parent[static_cast<std::size_t>(up)];
-    k = up;
-  }
-  return k;
-}
-
-}  // namespace join_detail
-
 template <class = void>
 constexpr kernel_partition join_launches(const ir::program_view& p, kernel_partition runs,
                                          plan_model* notes = nullptr) {
-  using join_detail::find_root;
   const bool split = split_wide_runs(p, runs, notes);
   const auto kernels = static_cast<std::int32_t>(runs.kernels.size());
   const auto n = static_cast<std::int32_t>(p.stmts.size());

@@ -29,6 +29,17 @@ namespace streamdsl::passes {
 // of independent parts keeps per element at most (see above for why 16).
 inline constexpr std::int32_t max_fused_buffers = 16;
 
+// The root of x's set in a union-find over `parent` (path halving); join_launches uses it too.
+template <class = void>
+constexpr std::int32_t find_root(detail::dyn_array<std::int32_t>& parent, std::int32_t x) {
+  while (parent[static_cast<std::size_t>(x)] != x) {
+    auto& up = parent[static_cast<std::size_t>(x)];
+    up = parent[static_cast<std::size_t>(up)];
+    x = up;
+  }
+  return x;
+}
+
 namespace split_detail {
 
 // A union-find over a partition's statement positions: statements touching
@@ -39,14 +50,7 @@ struct parts_of_runs {
   detail::dyn_array<std::int32_t> stamp;   // per buffer: the look `owner` is from
   std::int32_t look = -1;
 
-  constexpr std::int32_t root(std::int32_t x) {
-    while (parent[static_cast<std::size_t>(x)] != x) {
-      auto& up = parent[static_cast<std::size_t>(x)];
-      up = parent[static_cast<std::size_t>(up)];
-      x = up;
-    }
-    return x;
-  }
+  constexpr std::int32_t root(std::int32_t x) { return find_root(parent, x); }
 };
 
 template <class = void>
