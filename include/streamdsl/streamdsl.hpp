@@ -6,6 +6,8 @@
 #include "dsl/builder.hpp"
 #include "dsl/functions.hpp"
 #include "ops/copy.hpp"
+#include "ops/reduce.hpp"
+#include "ops/scan.hpp"
 #include "passes/options.hpp"
 #include "program.hpp"
 

@@ -31,6 +31,8 @@ enum class error_kind : std::uint8_t {
   host_memory_in_expression,
   family_index_out_of_range,
   bad_family_size,
+  reduction_target_not_scalar,
+  reduction_needs_floating,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -57,6 +59,8 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::host_memory_in_expression: return "host_memory_in_elementwise_statement";
     case error_kind::family_index_out_of_range: return "family_index_out_of_range";
     case error_kind::bad_family_size: return "family_size_must_be_positive";
+    case error_kind::reduction_target_not_scalar: return "reduction_result_needs_a_0d_buffer";
+    case error_kind::reduction_needs_floating: return "reduction_of_integers_needs_a_cast";
   }
   return "?";
 }

@@ -66,6 +66,10 @@ STREAMDSL_ERROR_TEMPLATE(
     "an elementwise statement reads or writes a buffer in host memory; copy it to a device buffer first")
 STREAMDSL_ERROR_TEMPLATE(family_index_out_of_range, "a family of handles is indexed outside its members")
 STREAMDSL_ERROR_TEMPLATE(family_size_must_be_positive, "a family is declared with fewer than one member")
+STREAMDSL_ERROR_TEMPLATE(reduction_result_needs_a_0d_buffer,
+                         "a reduction's result is stored in a buffer over a domain; store it in a 0-d buffer")
+STREAMDSL_ERROR_TEMPLATE(reduction_of_integers_needs_a_cast,
+                         "sd::mean or sd::norm of an integer expression; cast it to a floating type first")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -114,6 +118,10 @@ constexpr bool raise() {
     return diag::family_index_out_of_range<Message>::value;
   else if constexpr (Kind == bad_family_size)
     return family_size_must_be_positive<Message>::value;
+  else if constexpr (Kind == reduction_target_not_scalar)
+    return reduction_result_needs_a_0d_buffer<Message>::value;
+  else if constexpr (Kind == reduction_needs_floating)
+    return reduction_of_integers_needs_a_cast<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

@@ -26,6 +26,11 @@ class buffer {
   template <class E>
     requires detail::operand_like<E>
   constexpr buffer& operator=(const E& value) { return assign(value); }
+  // `s = sd::sum(x * y)`, `y = sd::inclusive_sum(x)`: a reduction or scan.
+  constexpr buffer& operator=(const detail::step_value& v) {
+    detail::builder_access::reduce_or_scan(*v.state, v.code, ir::whole(id_), v.value);
+    return *this;
+  }
 
 #define STREAMDSL_COMPOUND_ASSIGNMENT(sym, op_sym) \
   template <class E>                               \

@@ -323,8 +323,6 @@ class builder_state {
 
   // sd::copy(dst, src) on the current stream.
   constexpr void copy(ir::region dst, ir::region src) {
-    static_assert(ir::info(ir::step_code::copy).reads == 1 && ir::info(ir::step_code::copy).writes == 1,
-                  "the accesses below list one read and one write");
     ir::statement s{};
     s.kind = ir::stmt_kind::step;
     s.code = ir::step_code::copy;
@@ -347,6 +345,52 @@ class builder_state {
     else if (ir::overlaps(dst, src))
       fail(diag::error_kind::copy_overlap, messages::copy_overlaps(ir, index, dst, src));
     note_written(dst);
+  }
+
+  // `target = sd::sum(value)` and the other reductions and scans
+  // (ir/step.hpp): a step reading an expression. A reduction's expression
+  // may be over any shape and its target is a 0-d buffer; a scan's target
+  // has the expression's shape (0-d values broadcast, as in an assignment).
+  constexpr void reduce_or_scan(ir::step_code code, ir::region target, operand value) {
+    const auto& b = ir.buffers[target.buffer];
+    ir::statement s{};
+    s.kind = ir::stmt_kind::step;
+    s.code = code;
+    s.stream = current_stream;
+    s.target = target.buffer;
+    s.root = value.node;
+    begin_accesses(s);
+    ir::collect_reads(ir.nodes, s.root, ir.accesses, ir.accesses.size());
+    end_accesses(s, target);
+    const auto index = push(s);
+    const auto& v = ir.nodes[value.node];
+    const dtype result = ir::step_result_type(code, value.type.type);
+    const auto unwritten = unwritten_temp_read(s);
+    const auto host = host_buffer_in(s);
+    const bool reduction = ir::info(code).form == ir::step_form::reduction;
+    if (host >= 0)
+      fail(diag::error_kind::host_memory_in_expression,
+           messages::host_memory_in_statement(ir, index, host, host == target.buffer));
+    else if (b.kind == ir::access::input)
+      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, target.buffer));
+    else if (unwritten >= 0)
+      fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
+    else if (ir::info(code).result == ir::step_result::floating &&
+             category_of(value.type.type) != dtype_category::floating)
+      fail(diag::error_kind::reduction_needs_floating,
+           messages::reduction_needs_floating(ir, index, code, value.node, value.type.type));
+    else if (!storable_without_cast(b.type, {result, strength::tensor}))
+      fail(diag::error_kind::narrowing_assignment,
+           messages::narrowing_store(ir, index, target.buffer, value.node, result));
+    else if (reduction && b.domain >= 0)
+      fail(diag::error_kind::reduction_target_not_scalar,
+           messages::reduction_target_not_scalar(ir, index, target.buffer));
+    else if (!reduction && v.domain >= 0 && v.domain != b.domain)
+      fail(diag::error_kind::domain_mismatch,
+           messages::store_domain_differs(ir, index, target.buffer, v.domain));
+    else if (!reduction && v.domain >= 0 && v.parts != target.parts)
+      fail(diag::error_kind::chunk_mismatch, messages::store_chunk_differs(ir, index, target, v.parts));
+    note_written(target);
   }
 
   constexpr void record(std::int32_t event) {
@@ -569,6 +613,10 @@ struct builder_access {
     s.assign(target.buffer, target.part, target.parts, value);
   }
   static constexpr void copy(builder_state& s, ir::region dst, ir::region src) { s.copy(dst, src); }
+  static constexpr void reduce_or_scan(builder_state& s, ir::step_code code, ir::region target,
+                                       operand value) {
+    s.reduce_or_scan(code, target, value);
+  }
   static constexpr void record(builder_state& s, std::int32_t event) { s.record(event); }
   static constexpr void wait(builder_state& s, std::int32_t event) { s.wait(event); }
   static constexpr void wait_stream(builder_state& s, std::int32_t waiter, std::int32_t waited) {

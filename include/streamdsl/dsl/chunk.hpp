@@ -21,6 +21,11 @@ class buffer_chunk {
   template <class E>
     requires detail::operand_like<E>
   constexpr buffer_chunk& operator=(const E& value) { return assign(value); }
+  // `s = sd::sum(x * y)`, `y = sd::inclusive_sum(x)`: a reduction or scan.
+  constexpr buffer_chunk& operator=(const detail::step_value& v) {
+    detail::builder_access::reduce_or_scan(*v.state, v.code, region_, v.value);
+    return *this;
+  }
 
   // `y.chunk(i, k) += e` is `y.chunk(i, k) = y.chunk(i, k) + e`, as for a buffer.
 #define STREAMDSL_CHUNK_COMPOUND_ASSIGNMENT(sym, op_sym) \

@@ -26,6 +26,16 @@ struct expr {
 
 namespace detail {
 
+// What sd::sum(e) and the other reductions and scans (ops/reduce.hpp,
+// ops/scan.hpp) return: the step and its input, which become a statement
+// when stored (`s = sd::sum(x * y)`). Not a value to compute with: store it
+// in a 0-d buffer and read that (`s = sd::sum(x); z = x / s`).
+struct step_value {
+  builder_state* state;
+  ir::step_code code;
+  operand value;
+};
+
 template <class X>
 struct is_node_handle : std::false_type {};
 template <class T, strength S>

@@ -280,6 +280,38 @@ constexpr text store_domain_differs(const ir::program& p, std::int32_t stmt, std
     t << "the buffer '" << name << "' of domain '" << view.domain_name(b.domain) << '\'';
   t << "; an elementwise statement writes every element of its target, so declare '" << name
     << "' over domain '" << view.domain_name(domain) << "' (only 0-d values broadcast)";
+  if (b.domain < 0)
+    t << ", or reduce the expression into it: `" << name
+      << " = sd::sum(...)` (or sd::min, sd::max, sd::mean, "
+      << "sd::norm, sd::argmax)";
+  return t;
+}
+
+// --- reductions and scans -------------------------------------------------------
+
+constexpr text reduction_target_not_scalar(const ir::program& p, std::int32_t stmt, std::int32_t buffer) {
+  const auto view = ir::view_of(p);
+  const auto& b = p.buffers[buffer];
+  const auto name = p.name(b.name);
+  text t;
+  diag::describe_statement(view, stmt, t);
+  t << " stores a reduction's one value in '" << name << "', a buffer over domain '"
+    << view.domain_name(b.domain) << "'; a reduction's result is a 0-d buffer: declare one with sd::scalar "
+    << "(e.g. p.temp<" << name_of(b.type) << ">(\"" << name
+    << "_sum\", sd::scalar)) and store the result there";
+  return t;
+}
+
+constexpr text reduction_needs_floating(const ir::program& p, std::int32_t stmt, ir::step_code code,
+                                        std::int32_t value, dtype type) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << ' ' << ir::info(code).spelling << " of " << a_type(type).view()
+    << " expression has no exact integer result (PyTorch refuses it too); cast the input to a floating type, "
+       "e.g. `"
+    << ir::info(code).spelling << "(sd::cast<double>(";
+  diag::append_elided(t, expr_text(p, value).view(), diag::code_limit);
+  t << "))`";
   return t;
 }
 
@@ -403,6 +435,8 @@ STREAMDSL_UNSHOWN_MESSAGE(write_to_input)
 STREAMDSL_UNSHOWN_MESSAGE(host_memory_in_statement)
 STREAMDSL_UNSHOWN_MESSAGE(temp_read_before_write)
 STREAMDSL_UNSHOWN_MESSAGE(narrowing_store)
+STREAMDSL_UNSHOWN_MESSAGE(reduction_target_not_scalar)
+STREAMDSL_UNSHOWN_MESSAGE(reduction_needs_floating)
 STREAMDSL_UNSHOWN_MESSAGE(store_domain_differs)
 STREAMDSL_UNSHOWN_MESSAGE(invalid_chunk)
 STREAMDSL_UNSHOWN_MESSAGE(operand_chunks_differ)

@@ -54,4 +54,39 @@ constexpr const region& target_of(const program_view& p, const statement& s) {
   return p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)];
 }
 
+// A reduction's or scan's types (ir/step.hpp): its values are converted to
+// the accumulation type and combined; the finished value (an int64_t index
+// for argmax, else the accumulated value) is rounded to the result type,
+// then stored in the target's.
+struct step_types {
+  dtype accumulated, finished, result, target;
+};
+constexpr step_types step_types_of(const program_view& p, const statement& s) {
+  const dtype in = p.nodes[static_cast<std::size_t>(s.root)].type;
+  const dtype accumulated = accumulation_type(in);
+  return {accumulated, s.code == step_code::argmax ? dtype::int64 : accumulated, step_result_type(s.code, in),
+          p.buffers[static_cast<std::size_t>(s.target)].type};
+}
+
+// The shape a reduction or scan iterates: a reduction its expression's
+// (domain -1: one element), a scan its target's (0-d values broadcast).
+struct step_shape {
+  std::int32_t domain = -1;
+  std::int32_t parts = 1;
+};
+constexpr step_shape shape_of_step(const program_view& p, const statement& s) {
+  if (info(s.code).form == step_form::reduction) {
+    const auto& n = p.nodes[static_cast<std::size_t>(s.root)];
+    return {n.domain, n.domain < 0 ? 1 : n.parts};
+  }
+  const auto& t = target_of(p, s);
+  return {p.buffers[static_cast<std::size_t>(t.buffer)].domain, t.parts};
+}
+// How many elements that shape has once domain d is bound to extent[d].
+constexpr std::size_t element_count(step_shape shape, detail::array_view<std::size_t> extent) {
+  return shape.domain < 0
+             ? 1
+             : extent[static_cast<std::size_t>(shape.domain)] / static_cast<std::size_t>(shape.parts);
+}
+
 }  // namespace streamdsl::ir

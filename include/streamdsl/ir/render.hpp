@@ -78,6 +78,13 @@ namespace streamdsl::ir {
       render_expr(p, s.root, out);
       return;
     case stmt_kind::step: {
+      if (reads_expression(s.code)) {  // s = sd::sum(x * y)
+        render_region(p, p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)], out);
+        out << " = " << info(s.code).spelling << '(';
+        render_expr(p, s.root, out);
+        out << ')';
+        return;
+      }
       // The written regions first, as in sd::copy(dst, src).
       out << info(s.code).spelling << '(';
       const auto first = static_cast<std::size_t>(s.accesses_first);

@@ -1,30 +1,104 @@
 #pragma once
-// Steps: the statements that are not elementwise (copies now; reductions,
-// matmuls, the user's own calls and collectives later). Every step is a
-// statement of kind stmt_kind::step with a step_code, its read and write
-// regions and its stream; the passes see only its accesses, the backends own
-// how it runs. A new step is a code and its row here, a front end in ops/ and
-// a case in each backend. (Named "step", not "op": ir::op is the elementwise
-// operator enum and a plan's `ops` are what it issues.)
+// Steps: the statements that are not elementwise assignments (copies,
+// reductions and scans; matmuls, the user's own calls and collectives
+// later). Every step is a statement of kind stmt_kind::step with a
+// step_code, its read and write regions and its stream; the passes see only
+// its accesses, the backends own how it runs. A new step is a code and its
+// row here, a front end in ops/ and a case in each backend. (Named "step",
+// not "op": ir::op is the elementwise operator enum and a plan's `ops` are
+// what it issues.)
+//
+// Reductions and scans read an elementwise expression (statement::root), so
+// `s = sd::sum(x * y)` reads x and y once and writes no temp: the producer
+// is fused into the step's input. Their target is statement::target.
 #include <cstdint>
 
 #include "../detail/string_view.hpp"
+#include "dtype.hpp"
 
 namespace streamdsl::ir {
 
-enum class step_code : std::uint8_t { copy };
+// In the order of step_table's rows.
+enum class step_code : std::uint8_t {
+  copy,
+  sum,
+  min,
+  max,
+  mean,
+  norm,
+  argmax,
+  inclusive_sum,
+  exclusive_sum,
+};
+
+// How a step reads and writes.
+enum class step_form : std::uint8_t {
+  copy,       // one region read, one written
+  reduction,  // an expression over a shape into a 0-d buffer
+  scan,       // an expression over a shape into a region of that shape
+};
+
+// The result type of a reduction or scan from its input's type.
+enum class step_result : std::uint8_t {
+  none,      // a copy
+  summed,    // integers and bool sum to int64_t (as PyTorch); floating types keep theirs
+  same,      // min, max: the input's type
+  index,     // argmax: an int64_t element index
+  floating,  // mean, norm: floating types keep theirs; integers need a cast (refused, as PyTorch)
+};
 
 struct step_info {
   step_code code;
   detail::string_view spelling;  // as the user writes it, for dumps and messages
-  std::int32_t reads;            // regions read, then regions written
-  std::int32_t writes;
+  step_form form;
+  step_result result;
 };
 
+// clang-format off
 inline constexpr step_info step_table[] = {
-    {step_code::copy, "sd::copy", 1, 1},  // sd::copy(dst, src): writes dst, reads src
+    // code                       spelling              form                  result
+    {step_code::copy,          "sd::copy",          step_form::copy,      step_result::none},  // sd::copy(dst, src)
+    {step_code::sum,           "sd::sum",           step_form::reduction, step_result::summed},
+    {step_code::min,           "sd::min",           step_form::reduction, step_result::same},
+    {step_code::max,           "sd::max",           step_form::reduction, step_result::same},
+    {step_code::mean,          "sd::mean",          step_form::reduction, step_result::floating},
+    {step_code::norm,          "sd::norm",          step_form::reduction, step_result::floating},
+    {step_code::argmax,        "sd::argmax",        step_form::reduction, step_result::index},
+    {step_code::inclusive_sum, "sd::inclusive_sum", step_form::scan,      step_result::summed},
+    {step_code::exclusive_sum, "sd::exclusive_sum", step_form::scan,      step_result::summed},
 };
+// clang-format on
 
 constexpr const step_info& info(step_code c) { return step_table[static_cast<std::size_t>(c)]; }
+constexpr bool reads_expression(step_code c) { return info(c).form != step_form::copy; }
+
+// The type a reduction or scan produces from an input of type `in`
+// (step_result::floating of an integer type: the front end refuses it).
+constexpr dtype step_result_type(step_code c, dtype in) {
+  switch (info(c).result) {
+    case step_result::none:
+    case step_result::same:
+    case step_result::floating: return in;
+    case step_result::summed: return category_of(in) == dtype_category::floating ? in : dtype::int64;
+    case step_result::index: return dtype::int64;
+  }
+  return in;
+}
+
+// The type a reduction or scan accumulates in (both backends): the 16-bit
+// float types in float, integers and bool in int64_t (sums wrap around as
+// int64_t arithmetic does); float and double in themselves. Float sums
+// accumulate in float, as CUB and PyTorch's CUDA sum do: they add in a tree
+// (pairwise) order, whose rounding error grows with log2(n) rather than n,
+// so a wider accumulator buys little and costs registers (docs/concepts.md,
+// "Reductions and scans").
+constexpr dtype accumulation_type(dtype in) {
+  switch (category_of(in)) {
+    case dtype_category::boolean:
+    case dtype_category::integral: return dtype::int64;
+    case dtype_category::floating: return in == dtype::float64 ? dtype::float64 : dtype::float32;
+  }
+  return in;
+}
 
 }  // namespace streamdsl::ir

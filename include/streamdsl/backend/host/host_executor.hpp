@@ -25,6 +25,7 @@
 #include "kernel_program.hpp"
 #include "loop_table.hpp"
 #include "posix_threads.hpp"
+#include "reduce_scan.hpp"
 #include "run_board.hpp"
 #include "stress.hpp"
 #include "thread_pools.hpp"
@@ -125,12 +126,6 @@ inline void check_plan(const plan_view& plan) {
 }
 
 // A copy as the host runs it: memcpy(dst, src, bytes).
-struct copy_step {
-  std::byte* dst = nullptr;
-  const std::byte* src = nullptr;
-  std::size_t bytes = 0;
-};
-
 struct executor_test_access;  // tests inject failures through it
 
 // A test hook called before each operation (see executor_test_access).
@@ -218,28 +213,55 @@ class host_executor {
       host_detail::check_host_types(plan);
       const resolved_bindings bound = resolve_bindings(plan, bindings);
       auto memory = place_buffers(plan, bound);
-      const auto steps = lay_out_steps(plan, bound, memory);
-      const auto kernels = compile_kernels(plan, bound, loops, std::move(memory));
+      detail::dyn_array<const unsigned char*> params(plan.ir.params.size());
+      for (std::size_t p = 0; p < params.size(); ++p) params[p] = bound.param_value[p]->value_bytes();
+      host_detail::kernel_compiler compiler(plan, loops, memory, std::move(params),
+                                            detail::array_view<std::size_t>(bound.domain_extent));
+      const auto steps = lay_out_steps(plan, bound, memory, compiler, loops);
+      const auto kernels = compile_kernels(plan, compiler);
       execute(plan, kernels, steps);
     }
 
     // Per op: what a step op does (nothing for the other ops). A switch over
-    // the step codes with no default: a new step does not compile until it
+    // the step forms with no default: a new one does not compile until it
     // has its case here and in run_stream.
-    static detail::dyn_array<host_detail::copy_step> lay_out_steps(
-        const plan_view& plan, const resolved_bindings& bound, const detail::dyn_array<std::byte*>& memory) {
-      detail::dyn_array<host_detail::copy_step> steps(plan.ops.size());
+    static detail::dyn_array<host_detail::host_step> lay_out_steps(
+        const plan_view& plan, const resolved_bindings& bound, const detail::dyn_array<std::byte*>& memory,
+        host_detail::kernel_compiler& compiler, host_detail::loop_finder loops) {
+      detail::dyn_array<host_detail::host_step> steps(plan.ops.size());
+      const detail::array_view<std::size_t> extents(bound.domain_extent);
       for (std::size_t i = 0; i < plan.ops.size(); ++i) {
         if (plan.ops[i].kind != op_kind::step) continue;
         const auto& s = plan.ir.stmts[static_cast<std::size_t>(plan.ops[i].stmt)];
-        switch (s.code) {
-          case ir::step_code::copy: {
+        auto& step = steps[i];
+        step.code = s.code;
+        switch (ir::info(s.code).form) {
+          case ir::step_form::copy: {
             const auto c = ir::copy_regions_of(plan.ir, s);
             const auto to =
                 backend_detail::bytes_of(plan, bound, c.dst, memory[static_cast<std::size_t>(c.dst.buffer)]);
             const auto from =
                 backend_detail::bytes_of(plan, bound, c.src, memory[static_cast<std::size_t>(c.src.buffer)]);
-            steps[i] = {to.data, from.data, to.bytes};
+            step.dst = to.data;
+            step.src = from.data;
+            step.bytes = to.bytes;
+            break;
+          }
+          case ir::step_form::reduction:
+          case ir::step_form::scan: {
+            const auto shape = ir::shape_of_step(plan.ir, s);
+            step.types = ir::step_types_of(plan.ir, s);
+            step.count = ir::element_count(shape, extents);
+            step.values = compiler.compile_values(s.root, shape.domain, shape.parts, step.types.accumulated,
+                                                  step.values_column);
+            const auto target = ir::target_of(plan.ir, s);
+            step.out =
+                backend_detail::bytes_of(plan, bound, target, memory[static_cast<std::size_t>(target.buffer)])
+                    .data;
+            step.to_result = host_detail::find_loop(
+                loops, host_detail::convert_key(step.types.result, step.types.finished));
+            step.to_target =
+                host_detail::find_loop(loops, host_detail::convert_key(step.types.target, step.types.result));
             break;
           }
         }
@@ -274,13 +296,7 @@ class host_executor {
     }
 
     detail::dyn_array<host_detail::kernel_program> compile_kernels(const plan_view& plan,
-                                                                   const resolved_bindings& bound,
-                                                                   host_detail::loop_finder loops,
-                                                                   detail::dyn_array<std::byte*> memory) {
-      detail::dyn_array<const unsigned char*> params(plan.ir.params.size());
-      for (std::size_t p = 0; p < params.size(); ++p) params[p] = bound.param_value[p]->value_bytes();
-      host_detail::kernel_compiler compiler(plan, loops, std::move(memory), std::move(params),
-                                            detail::array_view<std::size_t>(bound.domain_extent));
+                                                                   host_detail::kernel_compiler& compiler) {
       detail::dyn_array<host_detail::kernel_program> kernels;
       kernels.reserve(plan.kernel_count());
       for (std::size_t k = 0; k < plan.kernel_count(); ++k) kernels.push_back(compiler.compile(k));
@@ -288,7 +304,7 @@ class host_executor {
     }
 
     using kernel_list = detail::dyn_array<host_detail::kernel_program>;
-    using step_list = detail::dyn_array<host_detail::copy_step>;
+    using step_list = detail::dyn_array<host_detail::host_step>;
 
     void execute(const plan_view& plan, const kernel_list& kernels, const step_list& steps) {
       detail::dyn_array<detail::dyn_array<std::int32_t>> ops_of(plan.stream_count());
@@ -358,15 +374,17 @@ class host_executor {
               for (std::size_t g = 0; g < n; ++g) team_.run(kernels[delays ? k + n - 1 - g : k + g], scratch);
               break;
             }
-            case op_kind::step:
-              switch (plan.ir.stmts[static_cast<std::size_t>(op.stmt)].code) {
-                case ir::step_code::copy: {
-                  const auto& c = steps[static_cast<std::size_t>(i)];
-                  if (c.bytes > 0) std::memcpy(c.dst, c.src, c.bytes);
+            case op_kind::step: {
+              const auto& st = steps[static_cast<std::size_t>(i)];
+              switch (ir::info(st.code).form) {
+                case ir::step_form::copy:
+                  if (st.bytes > 0) std::memcpy(st.dst, st.src, st.bytes);
                   break;
-                }
+                case ir::step_form::reduction:
+                case ir::step_form::scan: host_detail::run_reduce_or_scan(st, scratch); break;
               }
               break;
+            }
             case op_kind::record: board.record(static_cast<std::size_t>(i)); break;
             case op_kind::wait:
               if (!board.wait_for(static_cast<std::size_t>(op.waits_for))) return;

@@ -127,6 +127,29 @@ class kernel_compiler {
     return std::move(program_);
   }
 
+  // A reduction's or scan's input: the values of the expression rooted at
+  // `root` over 1/parts of `domain` (-1: one element), converted to `as`.
+  // Each block's values are left in scratch column `values_column` of the
+  // program, which the step then folds (backend/host/reduce_scan.hpp).
+  kernel_program compile_values(std::int32_t root, std::int32_t domain, std::int32_t parts, dtype as,
+                                std::int32_t& values_column) {
+    start_kernel(domain, parts);
+    count_uses(root);
+    const value v = evaluate(root);
+    const operand out = new_column(as);
+    pin(out);
+    instruction in;
+    in.run = loop(convert_key(as, v.where.type));
+    in.a = v.where;
+    in.out = out;
+    program_.body.push_back(in);
+    read_done(root);
+    for (auto n : touched_) memo_[static_cast<std::size_t>(n)] = {};
+    program_.columns = refs_.size();
+    values_column = out.column;
+    return std::move(program_);
+  }
+
  private:
   struct value {
     operand where;

@@ -94,9 +94,17 @@ constexpr loop_list loops_of(const plan_view& plan) {
   // A statement's store: a conversion, or a copy when the root's value is not
   // computed straight into the target.
   for (const auto& s : plan.ir.stmts) {
-    if (s.kind != ir::stmt_kind::assign) continue;
-    const auto to = plan.ir.buffers[static_cast<std::size_t>(s.target)].type;
-    keys.add(convert_key(to, child(s.root)));
+    if (s.kind == ir::stmt_kind::assign) {
+      const auto to = plan.ir.buffers[static_cast<std::size_t>(s.target)].type;
+      keys.add(convert_key(to, child(s.root)));
+    } else if (s.kind == ir::stmt_kind::step && ir::reads_expression(s.code)) {
+      // A reduction's or scan's values in the accumulation type, the result
+      // in its type, then in the target's (backend/host/reduce_scan.hpp).
+      const auto steps = step_types_of(plan.ir, s);
+      keys.add(convert_key(steps.accumulated, child(s.root)));
+      keys.add(convert_key(steps.result, steps.finished));
+      keys.add(convert_key(steps.target, steps.result));
+    }
   }
   return keys;
 }

@@ -1,0 +1,126 @@
+#pragma once
+// The host executor's part of the reductions and scans (ops/reduce.hpp,
+// ops/scan.hpp): the step's expression runs block by block as a kernel
+// program leaving its values, in the accumulation type, in one scratch
+// column (kernel_compiler::compile_values); this file folds them in order
+// with the meaning of backend/reduce_ops.hpp and stores the result through
+// the plan's conversion loops (accumulated -> result -> target type).
+#include <cstddef>
+#include <cstdint>
+
+#include "../../ir/accesses.hpp"
+#include "../reduce_ops.hpp"
+#include "kernel_program.hpp"
+
+namespace streamdsl::host_detail {
+
+// What a step op does on the host: a copy, or a reduction or scan.
+struct host_step {
+  // a copy
+  std::byte* dst = nullptr;
+  const std::byte* src = nullptr;
+  std::size_t bytes = 0;
+  // a reduction or scan
+  ir::step_code code = ir::step_code::copy;
+  kernel_program values;  // its input, block by block, into values_column
+  std::int32_t values_column = -1;
+  ir::step_types types{};
+  std::size_t count = 0;     // elements reduced or scanned
+  std::byte* out = nullptr;  // the target region's first element
+  loop_fn to_result = nullptr, to_target = nullptr;
+};
+
+inline loop_fn find_loop(loop_finder loops, const loop_key& k) {
+  if (const loop_fn f = loops(k)) return f;
+  throw error("streamdsl host executor: internal error: the program's loop table lacks a loop");
+}
+
+namespace reduce_scan_detail {
+
+template <class T>
+T* column(const block& blk, std::int32_t c) {
+  return reinterpret_cast<T*>(blk.scratch + static_cast<std::size_t>(c) * column_bytes);
+}
+
+// Stores `count` finished values from column `from` (type types.finished)
+// at element `start` of the target: into the result type, then the target's.
+inline void store(const host_step& st, const block& blk, std::int32_t from) {
+  const auto result_column = static_cast<std::int32_t>(st.values.columns) + 1;
+  instruction to_result;
+  to_result.a = {false, st.types.finished, from, nullptr};
+  to_result.out = {false, st.types.result, result_column, nullptr};
+  st.to_result(to_result, blk);
+  instruction to_target;
+  to_target.a = to_result.out;
+  to_target.out = {true, st.types.target, -1, st.out};
+  st.to_target(to_target, blk);
+}
+
+template <class A>
+void run(const host_step& st, std::byte* scratch) {
+  using ir::step_code;
+  const kernel_program& k = st.values;
+  const auto acc_column = static_cast<std::int32_t>(k.columns);
+  const block whole{scratch, 0, block_elements};
+  for (const auto& in : k.prologue) in.run(in, whole);
+  const bool scan = ir::info(st.code).form == ir::step_form::scan;
+  A acc = A(0);
+  long long best = 0;  // argmax
+  for (std::size_t start = 0; start < st.count; start += block_elements) {
+    const block blk{scratch, start, st.count - start < block_elements ? st.count - start : block_elements};
+    for (const auto& in : k.body) in.run(in, blk);
+    const A* v = column<A>(blk, st.values_column);
+    if (scan) {
+      A* out = column<A>(blk, acc_column);
+      for (std::size_t i = 0; i < blk.count; ++i) {
+        const bool first = start + i == 0;
+        if (st.code == step_code::exclusive_sum) {
+          out[i] = acc;
+          acc = first ? v[i] : detail::reduce::combine(st.code, acc, v[i]);
+        } else {
+          acc = first ? v[i] : detail::reduce::combine(st.code, acc, v[i]);
+          out[i] = acc;
+        }
+      }
+      store(st, blk, acc_column);
+      continue;
+    }
+    for (std::size_t i = 0; i < blk.count; ++i) {
+      const bool first = start + i == 0;
+      switch (st.code) {
+        case step_code::min:
+        case step_code::max: acc = first ? v[i] : detail::reduce::combine(st.code, acc, v[i]); break;
+        case step_code::argmax:
+          if (first || detail::reduce::replaces(v[i], acc)) {
+            acc = v[i];
+            best = static_cast<long long>(start + i);
+          }
+          break;
+        default: acc = detail::reduce::combine(st.code, acc, detail::reduce::input(st.code, v[i])); break;
+      }
+    }
+  }
+  if (scan) return;
+  const block one{scratch, 0, 1};
+  if (st.code == step_code::argmax)
+    *column<std::int64_t>(one, acc_column) = best;
+  else
+    *column<A>(one, acc_column) = detail::reduce::finish(st.code, acc, static_cast<long long>(st.count));
+  store(st, one, acc_column);
+}
+
+}  // namespace reduce_scan_detail
+
+// Runs a reduction or scan with one thread's scratch.
+inline void run_reduce_or_scan(const host_step& st, scratch_buffer& scratch) {
+  std::byte* s = scratch.columns(st.values.columns + 2);  // + the accumulated and the result column
+  switch (st.types.accumulated) {
+    case dtype::int64: return reduce_scan_detail::run<std::int64_t>(st, s);
+    case dtype::float32: return reduce_scan_detail::run<float>(st, s);
+    case dtype::float64: return reduce_scan_detail::run<double>(st, s);
+    default: break;
+  }
+  throw error("streamdsl host executor: internal error: a reduction accumulates in an unexpected type");
+}
+
+}  // namespace streamdsl::host_detail
