@@ -399,7 +399,20 @@ inline std::size_t extent_of(const plan_view& plan, const resolved_bindings& r, 
                    << "; chunks are equal parts, so bind a multiple of " << a.parts << " elements";
   }
   for (const auto& s : v.stmts) {
-    if (s.kind != ir::stmt_kind::step || s.code != ir::step_code::copy) continue;
+    if (s.kind != ir::stmt_kind::step) continue;
+    if (s.code == ir::step_code::min || s.code == ir::step_code::max || s.code == ir::step_code::argmax) {
+      // No value to give (PyTorch raises too); sum and mean of nothing are 0 and NaN.
+      if (ir::element_count(ir::shape_of_step(v, s), detail::array_view<std::size_t>(r.domain_extent)) > 0)
+        continue;
+      text code;
+      ir::render_statement(v, s, code);
+      problems.add() << "statement #" << s.origin << " `" << code.view() << "` reduces no elements (domain '"
+                     << v.domain_name(ir::shape_of_step(v, s).domain) << "' is bound to 0 elements), and "
+                     << ir::info(s.code).spelling
+                     << " of nothing has no value; bind at least one element, or skip the run";
+      continue;
+    }
+    if (s.code != ir::step_code::copy) continue;
     const auto c = ir::copy_regions_of(v, s);
     const auto from = ir::elements_of(c.src, extent_of(plan, r, c.src.buffer)).count;
     const auto to = ir::elements_of(c.dst, extent_of(plan, r, c.dst.buffer)).count;

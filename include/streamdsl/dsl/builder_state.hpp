@@ -381,7 +381,7 @@ class builder_state {
            messages::reduction_needs_floating(ir, index, code, value.node, value.type.type));
     else if (!storable_without_cast(b.type, {result, strength::tensor}))
       fail(diag::error_kind::narrowing_assignment,
-           messages::narrowing_store(ir, index, target.buffer, value.node, result));
+           messages::step_result_narrowing(ir, index, target.buffer, code, result));
     else if (reduction && b.domain >= 0)
       fail(diag::error_kind::reduction_target_not_scalar,
            messages::reduction_target_not_scalar(ir, index, target.buffer));

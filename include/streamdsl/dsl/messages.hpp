@@ -302,11 +302,24 @@ constexpr text reduction_target_not_scalar(const ir::program& p, std::int32_t st
   return t;
 }
 
+constexpr text step_result_narrowing(const ir::program& p, std::int32_t stmt, std::int32_t buffer,
+                                     ir::step_code code, dtype result) {
+  const auto& b = p.buffers[buffer];
+  const auto name = p.name(b.name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " stores " << ir::info(code).spelling << "'s " << name_of(result) << " result in the "
+    << name_of(b.type) << " buffer '" << name << "', which can lose information; declare '" << name << "' as "
+    << name_of(result) << " and convert it afterwards if you need to (`t = sd::cast<" << name_of(b.type)
+    << ">(" << name << ")`)";
+  return t;
+}
+
 constexpr text reduction_needs_floating(const ir::program& p, std::int32_t stmt, ir::step_code code,
                                         std::int32_t value, dtype type) {
   text t;
   diag::describe_statement(ir::view_of(p), stmt, t);
-  t << ' ' << ir::info(code).spelling << " of " << a_type(type).view()
+  t << ": " << ir::info(code).spelling << " of " << a_type(type).view()
     << " expression has no exact integer result (PyTorch refuses it too); cast the input to a floating type, "
        "e.g. `"
     << ir::info(code).spelling << "(sd::cast<double>(";
@@ -437,6 +450,7 @@ STREAMDSL_UNSHOWN_MESSAGE(temp_read_before_write)
 STREAMDSL_UNSHOWN_MESSAGE(narrowing_store)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_target_not_scalar)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_needs_floating)
+STREAMDSL_UNSHOWN_MESSAGE(step_result_narrowing)
 STREAMDSL_UNSHOWN_MESSAGE(store_domain_differs)
 STREAMDSL_UNSHOWN_MESSAGE(invalid_chunk)
 STREAMDSL_UNSHOWN_MESSAGE(operand_chunks_differ)
