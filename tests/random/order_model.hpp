@@ -91,7 +91,7 @@ statement_regions regions_of(const Program& p, const ir::statement& st) {
   if (st.kind != ir::stmt_kind::assign && st.kind != ir::stmt_kind::step) return out;
   const auto first = static_cast<std::size_t>(st.accesses_first);
   const auto reads = static_cast<std::size_t>(st.reads_count);
-  if (st.kind == ir::stmt_kind::assign)
+  if (st.kind == ir::stmt_kind::assign || st.root >= 0)  // an assignment, a reduction or a scan
     regions_loaded(p, st.root, out.reads);
   else
     for (std::size_t k = 0; k < reads; ++k) out.reads.push_back(p.accesses[first + k]);

@@ -194,15 +194,19 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   }
   if (!err.str().empty()) return err.str();
 
-  // --- a step's source and destination never share memory (a copy is one
-  // memcpy; the memory plan must not put them in one slot where they meet) ----
+  // --- a copy's source and destination never share memory (a copy is one
+  // memcpy; the memory plan must not put them in one slot where they meet).
+  // A reduction or scan may read what it writes: it reads every element
+  // before writing the one it computes (`y = sd::inclusive_sum(y)`). ----
+  auto is_copy = [&](std::size_t op) {
+    return ops[op].kind == op_kind::step &&
+           v.ir.stmts[static_cast<std::size_t>(ops[op].stmt)].code == ir::step_code::copy;
+  };
   for (std::size_t x = 0; x < accesses.size(); ++x)
     for (std::size_t y = 0; y < accesses.size(); ++y) {
       const auto& a = accesses[x];
       const auto& b = accesses[y];
-      if (a.op != b.op || ops[a.op].kind != op_kind::step || a.writes || !b.writes ||
-          a.location != b.location)
-        continue;
+      if (a.op != b.op || !is_copy(a.op) || a.writes || !b.writes || a.location != b.location) continue;
       ir::region other = b.where;
       other.buffer = a.where.buffer;
       if (regions_meet(a.where, other)) {

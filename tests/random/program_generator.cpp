@@ -94,6 +94,8 @@ class dynamic_generator : public generator_base {
     // A few programs have many buffers, so that runs touch more buffers than
     // one loop keeps (passes/split_wide_runs.hpp cuts such runs).
     wide_ = r_.chance(0.1);
+    // Some programs reduce and scan (ops/reduce.hpp, ops/scan.hpp).
+    steps_ = r_.chance(0.35);
     const std::size_t wide = wide_ ? 3 : 1;
     declare_buffers(ir::access::input, "in", 1, 4 * wide);
     declare_buffers(ir::access::inout, "io", 0, 2 * wide);
@@ -138,6 +140,7 @@ class dynamic_generator : public generator_base {
         chunk_loop(current);
       } else if (x < 45 && wide_) {
         tensor_loop(current);
+      } else if (x < 50 && steps_ && reduce_or_scan(current)) {
       } else if (x < 54 && copies_) {
         const auto dst = random_target(chunks_ && r_.chance(0.4), spaces_ && r_.chance(0.5));
         if (!copy(current, dst) && !on_host(dst.buffer)) assign(current, dst);
@@ -236,6 +239,62 @@ class dynamic_generator : public generator_base {
     access::assign(b_, target, value);
     check_written_as_meant(reads, target);
     ++done_;
+  }
+
+  // A reduction of a random numeric expression into a 0-d buffer, or a scan
+  // of one into a region (`s = sd::sum(x * y)`, `y.chunk(1, 4) =
+  // sd::exclusive_sum(...)`); false when the chosen target cannot hold the
+  // result (then nothing is written).
+  bool reduce_or_scan(std::int32_t stream) {
+    using ir::step_code;
+    model_->observe(access::ir(b_));
+    const bool scan = r_.chance(0.4);
+    ir::region target;
+    shape sh{};
+    if (scan) {
+      target = random_target(chunks_ && r_.chance(0.4));
+      sh = {info_of(target.buffer).domain, target, {}, nullptr};
+    } else {
+      std::vector<std::int32_t> scalars, shaped;
+      for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i) {
+        if (on_host(i)) continue;
+        if (info_of(i).domain < 0 && info_of(i).kind != ir::access::input) scalars.push_back(i);
+        if (info_of(i).domain >= 0) shaped.push_back(i);
+      }
+      if (scalars.empty()) return false;
+      target = ir::whole(r_.pick(scalars));
+      // The shape reduced: a buffer's domain, whole or cut like one of its chunks.
+      const auto like = shaped.empty() ? target.buffer : r_.pick(shaped);
+      const auto k = chunks_ && r_.chance(0.5) ? chunk_count_for(like) : 1;
+      sh = {info_of(like).domain,
+            {like, static_cast<std::int32_t>(r_.below(static_cast<std::size_t>(k))), k},
+            {},
+            nullptr};
+    }
+    operand value =
+        expression(r_.chance(0.15) ? want::boolean : want::numeric, static_cast<int>(r_.below(4)), sh);
+    const auto& root = access::ir(b_).nodes[static_cast<std::size_t>(value.node)];
+    const bool empty = root.domain >= 0 && extents_[static_cast<std::size_t>(root.domain)] == 0;
+    constexpr step_code reductions[] = {step_code::sum,  step_code::min,  step_code::max,
+                                        step_code::mean, step_code::norm, step_code::argmax};
+    auto code = scan ? (r_.chance(0.5) ? step_code::inclusive_sum : step_code::exclusive_sum)
+                     : reductions[r_.below(6)];
+    if (!scan && empty && code != step_code::mean && code != step_code::norm) code = step_code::sum;
+    if (ir::info(code).result == ir::step_result::floating &&
+        category_of(value.type.type) != dtype_category::floating) {
+      const auto t = r_.chance(0.5) ? dtype::float32 : dtype::float64;
+      value = access::unary(b_, ir::op::cast, value, t, t);
+    }
+    const auto result = ir::step_result_type(code, value.type.type);
+    if (!assignable(info_of(target.buffer).type, result)) return false;
+    std::vector<ir::region> reads;
+    regions_loaded(access::ir(b_), value.node, reads);
+    order_before(stream, reads, {target});
+    access::current_stream(b_) = stream;
+    access::reduce_or_scan(b_, code, target, value);
+    check_written_as_meant(reads, target);
+    ++done_;
+    return true;
   }
 
   // sd::copy(dst, src) from a region of the same element type and size that
@@ -529,7 +588,7 @@ class dynamic_generator : public generator_base {
   }
 
   detail::builder_state b_;
-  bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false;
+  bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false, steps_ = false;
   std::vector<std::size_t> extents_;  // per domain
   std::vector<std::vector<std::int32_t>>
       counts_;  // per domain: the chunk counts it allows (chunked programs)

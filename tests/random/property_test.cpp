@@ -52,7 +52,13 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
     const auto regions = rt::regions_of(p, s);
     const auto written = regions.writes.at(0);
     const auto& target = p.buffers[static_cast<std::size_t>(written.buffer)];
-    if (s.kind == sd::ir::stmt_kind::step) {
+    if (s.kind == sd::ir::stmt_kind::step && s.code != sd::ir::step_code::copy) {
+      const auto form = sd::ir::info(s.code).form;
+      seen.insert(form == sd::ir::step_form::scan ? "scan" : "reduction");
+      if (regions.reads.size() > 1) seen.insert("reduction or scan of a fused expression");
+      if (written.parts > 1) seen.insert("scan into a chunk");
+      if (s.code == sd::ir::step_code::argmax) seen.insert("argmax");
+    } else if (s.kind == sd::ir::stmt_kind::step) {
       seen.insert("copy");
       const auto& from = p.buffers[static_cast<std::size_t>(regions.reads.at(0).buffer)];
       if (from.domain != target.domain) seen.insert("copy across domains");
@@ -250,11 +256,26 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
   // Every shape of copy the generators mean to make is made (a generator
   // change that stops making one would otherwise pass unnoticed).
   if (settings.programs >= 1000)
-    for (const char* f :
-         {"copy", "copy of a chunk", "copy across domains", "copy from host memory", "copy to host memory",
-          "copy host to host", "copy from a chunk of host memory", "copy of pageable memory", "chunk written",
-          "typed: copy", "typed: chunk written", "multi-kernel launch", "launch over several domains",
-          "statements regrouped for a launch", "wide run split"}) {
+    for (const char* f : {"copy",
+                          "copy of a chunk",
+                          "copy across domains",
+                          "copy from host memory",
+                          "copy to host memory",
+                          "copy host to host",
+                          "copy from a chunk of host memory",
+                          "copy of pageable memory",
+                          "chunk written",
+                          "typed: copy",
+                          "typed: chunk written",
+                          "multi-kernel launch",
+                          "launch over several domains",
+                          "statements regrouped for a launch",
+                          "wide run split",
+                          "reduction",
+                          "scan",
+                          "reduction or scan of a fused expression",
+                          "scan into a chunk",
+                          "argmax"}) {
       INFO("feature: " << f);
       CHECK(t.features[f] > 0);
     }

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <streamdsl/backend/reduce_ops.hpp>
 #include <streamdsl/ir/program_view.hpp>
 #include <string>
 #include <vector>
@@ -80,8 +81,62 @@ class reference_evaluator {
     for (std::size_t i = 0; i < out.count; ++i) target.set(out.first + i, eval(s.root, i));
   }
 
+  // A reduction or scan: every value of its expression (over the
+  // expression's shape for a reduction, the target's for a scan), converted
+  // to the accumulation type, then folded in element order with the meaning
+  // of backend/reduce_ops.hpp; the values are all read before anything is
+  // written (a scan may read its own target).
+  void reduce_or_scan(const ir::statement& s) {
+    const auto& root = p_.nodes[static_cast<std::size_t>(s.root)];
+    const dtype acc = ir::accumulation_type(root.type);
+    const dtype result = ir::step_result_type(s.code, root.type);
+    const auto r = written_region(s);
+    auto& target = buffers_.at(static_cast<std::size_t>(r.buffer));
+    const bool scan = ir::info(s.code).form == ir::step_form::scan;
+    const auto out = elements(r.buffer, r.part, r.parts);
+    const std::size_t count = scan ? out.count
+                              : root.domain < 0
+                                  ? 1
+                                  : extent_of(root.domain) / static_cast<std::size_t>(root.parts);
+    std::vector<scalar> v(count);
+    for (std::size_t i = 0; i < count; ++i) v[i] = eval(s.root, i).to(acc);
+    with_host_type(acc, [&](auto tag) {
+      using A = typename decltype(tag)::type;
+      using ir::step_code;
+      namespace fold = detail::reduce;
+      A sum = A(0);
+      std::int64_t best = 0;
+      for (std::size_t i = 0; i < count; ++i) {
+        const A x = v[i].as<A>();
+        if (scan) {
+          const A before = sum;
+          sum = i == 0 ? x : fold::combine(s.code, sum, x);
+          target.set(out.first + i, scalar::of(s.code == step_code::exclusive_sum ? before : sum).to(result));
+        } else if (s.code == step_code::argmax) {
+          if (i == 0 || fold::replaces(x, sum)) {
+            sum = x;
+            best = static_cast<std::int64_t>(i);
+          }
+        } else if (s.code == step_code::min || s.code == step_code::max) {
+          sum = i == 0 ? x : fold::combine(s.code, sum, x);
+        } else {
+          sum = fold::combine(s.code, sum, fold::input(s.code, x));
+        }
+      }
+      if (scan) return 0;
+      if (count == 0 && (s.code == step_code::min || s.code == step_code::max || s.code == step_code::argmax))
+        throw std::logic_error("reference: min, max or argmax of nothing (the bindings should refuse it)");
+      const scalar value = s.code == step_code::argmax
+                               ? scalar::of(best)
+                               : scalar::of(fold::finish(s.code, sum, static_cast<long long>(count)));
+      target.set(out.first, value.to(result));
+      return 0;
+    });
+  }
+
   // Steps: a copy moves the source region's elements to the destination's, in order.
   void step(const ir::statement& s) {
+    if (ir::reads_expression(s.code)) return reduce_or_scan(s);
     if (s.code != ir::step_code::copy || s.reads_count != 1 || s.writes_count != 1)
       throw std::logic_error("reference: a step it does not know");
     const auto src = p_.accesses[static_cast<std::size_t>(s.accesses_first)];
