@@ -20,6 +20,39 @@
 
 namespace streamdsl::random_test {
 
+// A reduction or scan may have run its producer inside it
+// (passes/fuse_into_steps.hpp): the user's program with every temp whose
+// writing statement the plan no longer runs replaced, in each expression
+// that loads it, by that statement's expression (cast to the temp's type
+// where they differ). Written here again, to compare statement texts.
+inline ir::program with_inlined_producers(const ir::program& user, const plan_view& v) {
+  std::vector<bool> present(user.stmts.size(), false);
+  for (const auto& s : v.ir.stmts)
+    if (s.origin >= 0 && static_cast<std::size_t>(s.origin) < user.stmts.size())
+      present[static_cast<std::size_t>(s.origin)] = true;
+  ir::program out = user;
+  for (std::size_t i = 0; i < user.stmts.size(); ++i) {
+    const auto& w = user.stmts[i];
+    if (w.kind != ir::stmt_kind::assign || present[i]) continue;
+    const auto& temp = user.buffers[static_cast<std::size_t>(w.target)];
+    if (temp.kind != ir::access::temp) continue;
+    const auto value = user.nodes[static_cast<std::size_t>(w.root)];
+    for (auto& n : out.nodes) {
+      if (n.code != ir::op::load || n.ref != w.target) continue;
+      if (value.type == temp.type) {
+        n = value;
+      } else {
+        ir::expr_node cast{};
+        cast.code = ir::op::cast;
+        cast.type = cast.compute = temp.type;
+        cast.a = w.root;
+        n = cast;
+      }
+    }
+  }
+  return out;
+}
+
 // Empty when the plan is sound; otherwise what is wrong, naming ops and
 // statements.
 inline std::string check_plan(const plan_view& v, const ir::program& user) {
@@ -27,6 +60,8 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   const auto& ops = v.ops;
   const auto n_ops = ops.size();
   const auto user_view = ir::view_of(user);
+  const auto expanded = with_inlined_producers(user, v);
+  const auto expanded_view = ir::view_of(expanded);
 
   // --- structure -------------------------------------------------------------
   std::vector<int> kernel_seen(v.kernels.size(), 0);
@@ -117,7 +152,9 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
       return false;
     }
     const auto& u = user.stmts[static_cast<std::size_t>(s.origin)];
-    if (u.kind != s.kind || ir::statement_text(v.ir, s).view() != ir::statement_text(user_view, u).view()) {
+    const auto& x = expanded.stmts[static_cast<std::size_t>(s.origin)];
+    if (u.kind != s.kind ||
+        ir::statement_text(v.ir, s).view() != ir::statement_text(expanded_view, x).view()) {
       err << "op " << op << " statement `" << ir::statement_text(v.ir, s).view()
           << "` claims to be user statement #" << s.origin << ", which differs\n";
       return false;

@@ -134,6 +134,7 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
   }
   if (v.has_note("regrouped out of program order")) seen.insert("statements regrouped for a launch");
   if (v.has_note("buffers per element: split into")) seen.insert("wide run split");
+  if (v.has_note("and never stored")) seen.insert("producer moved into a reduction or scan");
   if (v.has_note("already implied")) seen.insert("redundant wait removed");
   // The typed family (the public API) reaches copies and chunks too.
   if (g.family == "typed" && seen.count("copy")) seen.insert("typed: copy");

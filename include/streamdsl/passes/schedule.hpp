@@ -9,6 +9,7 @@
 // __host__ __device__) even in units that schedule nothing: as plain
 // functions the passes cost a 20-statement plan unit ~290M cicc
 // instructions, 5% of its compile (docs/benchmarks.md, session 6).
+#include "fuse_into_steps.hpp"
 #include "fusion.hpp"
 #include "join_launches.hpp"
 #include "lower_to_ops.hpp"
@@ -37,6 +38,7 @@ constexpr plan_model schedule(ir::program p, options o) {
   } else if (o.sync == sync_policy::automatic) {
     insert_syncs(m.ir);
   }
+  if (o.fusion && o.placement != placement_policy::as_written) fuse_into_steps(m);
   place_work(m, o);
   remove_redundant_waits(m);
   auto parts = fuse_runs(ir::view_of(m.ir), o.fusion);
@@ -59,6 +61,7 @@ constexpr plan_sizes bounds_of(const ir::program& p, options o) {
   auto z = sizes_of(p);
   z = passes::lower_wait_stream_bound(z, p);
   if (o.sync == sync_policy::automatic) z = passes::insert_syncs_bound(z, p);
+  if (o.fusion && o.placement != placement_policy::as_written) z = passes::fuse_into_steps_bound(z, p);
   z = passes::place_work_bound(z);
   z = passes::remove_redundant_waits_bound(z);
   z = passes::fuse_runs_bound(z, p);
