@@ -190,7 +190,7 @@ TEST_CASE("reductions on the host executor: values, NaN, signed zeros, ties", "[
     CHECK(std::isnan(q.hi));
     CHECK(q.i == 0);
   }
-  SECTION("double over several blocks: mean and norm") {
+  SECTION("double over several summation blocks: mean and norm") {
     std::vector<double> x(5000);
     for (std::size_t k = 0; k < x.size(); ++k) x[k] = static_cast<double>(k % 10) - 4.5;
     double s = 0, m = 0, r = 0;

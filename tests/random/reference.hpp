@@ -104,7 +104,7 @@ class reference_evaluator {
       using A = typename decltype(tag)::type;
       using ir::step_code;
       namespace fold = detail::reduce;
-      A sum = A(0);
+      A sum = A(0), part = A(0);
       std::int64_t best = 0;
       for (std::size_t i = 0; i < count; ++i) {
         const A x = v[i].as<A>();
@@ -119,8 +119,11 @@ class reference_evaluator {
           }
         } else if (s.code == step_code::min || s.code == step_code::max) {
           sum = i == 0 ? x : fold::combine(s.code, sum, x);
-        } else {
-          sum = fold::combine(s.code, sum, fold::input(s.code, x));
+        } else {  // summation blocks from zero, each added to the total (reduce_ops.hpp)
+          if (i % fold::summation_block == 0) part = A(0);
+          part = fold::combine(s.code, part, fold::input(s.code, x));
+          if (i % fold::summation_block == fold::summation_block - 1 || i + 1 == count)
+            sum = fold::combine(s.code, sum, part);
         }
       }
       if (scan) return 0;

@@ -11,12 +11,18 @@
 //   (the result is NaN only if every element is), -0 is below +0;
 // - argmax is the index of the first element equal to max(x) in that order
 //   (so x[argmax(x)] is max(x) bit for bit), 0 if every element is NaN.
-// The order of additions is the backend's (a tree on the GPU, blocks of a
-// loop on the host): float results agree within a bound, integers exactly.
+// The order of additions is the backend's: a tree on the GPU; on the host
+// (and in the random tester's reference) blocks of summation_block elements,
+// each added up from zero in element order, and the block sums added in
+// order, so the rounding error of a float sum of n elements is within
+// (summation_block + n / summation_block) eps sum|x| rather than n eps sum|x|.
+// Float results of the two agree within a bound, integers exactly.
 #include "../ir/step.hpp"
 #include "element_ops.hpp"
 
 namespace streamdsl::detail::reduce {
+
+inline constexpr std::size_t summation_block = 512;
 
 // What an element contributes before it is combined.
 template <class A>

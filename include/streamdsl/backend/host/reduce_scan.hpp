@@ -5,6 +5,7 @@
 // column (kernel_compiler::compile_values); this file folds them in order
 // with the meaning of backend/reduce_ops.hpp and stores the result through
 // the plan's conversion loops (accumulated -> result -> target type).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -13,6 +14,9 @@
 #include "kernel_program.hpp"
 
 namespace streamdsl::host_detail {
+
+static_assert(block_elements % detail::reduce::summation_block == 0,
+              "a block holds whole summation blocks, so that sums add in reduce_ops.hpp's order");
 
 // What a step op does on the host: a copy, or a reduction or scan.
 struct host_step {
@@ -85,19 +89,28 @@ void run(const host_step& st, std::byte* scratch) {
       store(st, blk, acc_column);
       continue;
     }
-    for (std::size_t i = 0; i < blk.count; ++i) {
-      const bool first = start + i == 0;
-      switch (st.code) {
-        case step_code::min:
-        case step_code::max: acc = first ? v[i] : detail::reduce::combine(st.code, acc, v[i]); break;
-        case step_code::argmax:
-          if (first || detail::reduce::replaces(v[i], acc)) {
+    switch (st.code) {
+      case step_code::min:
+      case step_code::max:
+        for (std::size_t i = 0; i < blk.count; ++i)
+          acc = start + i == 0 ? v[i] : detail::reduce::combine(st.code, acc, v[i]);
+        break;
+      case step_code::argmax:
+        for (std::size_t i = 0; i < blk.count; ++i)
+          if (start + i == 0 || detail::reduce::replaces(v[i], acc)) {
             acc = v[i];
             best = static_cast<long long>(start + i);
           }
-          break;
-        default: acc = detail::reduce::combine(st.code, acc, detail::reduce::input(st.code, v[i])); break;
-      }
+        break;
+      default:  // sums: each summation block from zero, then into the total (reduce_ops.hpp)
+        for (std::size_t from = 0; from < blk.count; from += detail::reduce::summation_block) {
+          const std::size_t to = std::min(blk.count, from + detail::reduce::summation_block);
+          A part = A(0);
+          for (std::size_t i = from; i < to; ++i)
+            part = detail::reduce::combine(st.code, part, detail::reduce::input(st.code, v[i]));
+          acc = detail::reduce::combine(st.code, acc, part);
+        }
+        break;
     }
   }
   if (scan) return;
