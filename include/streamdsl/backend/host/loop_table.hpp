@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <utility>
 
+#include "../../ir/accesses.hpp"
 #include "../../plan/plan_view.hpp"
 #include "element_loops.hpp"
 

@@ -5,7 +5,6 @@
 // column (kernel_compiler::compile_values); this file folds them in order
 // with the meaning of backend/reduce_ops.hpp and stores the result through
 // the plan's conversion loops (accumulated -> result -> target type).
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -104,7 +103,8 @@ void run(const host_step& st, std::byte* scratch) {
         break;
       default:  // sums: each summation block from zero, then into the total (reduce_ops.hpp)
         for (std::size_t from = 0; from < blk.count; from += detail::reduce::summation_block) {
-          const std::size_t to = std::min(blk.count, from + detail::reduce::summation_block);
+          const std::size_t end = from + detail::reduce::summation_block;
+          const std::size_t to = end < blk.count ? end : blk.count;
           A part = A(0);
           for (std::size_t i = from; i < to; ++i)
             part = detail::reduce::combine(st.code, part, detail::reduce::input(st.code, v[i]));
