@@ -171,7 +171,8 @@ class host_executor {
           "add CUDA's include directory); on the host without them use float or double");
       const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {
           binding(static_cast<Bindings&&>(bindings))...};
-      run_plan(Program::plan(), binding_list(list, sizeof...(Bindings)), loops_of<Program>());
+      run_plan(Program::plan(), binding_list(list, sizeof...(Bindings)), loops_of<Program>(),
+               steps_of<Program>());
     }
 
     template <class Program>
@@ -181,7 +182,7 @@ class host_executor {
           host_detail::host_can_run(Program::plan()),
           "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
           "when CUDA's headers are included");
-      run_plan(Program::plan(), bindings, loops_of<Program>());
+      run_plan(Program::plan(), bindings, loops_of<Program>(), steps_of<Program>());
     }
 
     // Runs any plan, e.g. one scheduled at run time. Bad bindings throw
@@ -189,7 +190,7 @@ class host_executor {
     // rethrown here once every stream has stopped. One run at a time: calls
     // from several threads are serialised.
     void run(const plan_view& plan, binding_list bindings) {
-      run_plan(plan, bindings, &host_detail::any_loop);
+      run_plan(plan, bindings, &host_detail::any_loop, host_detail::any_step_support);
     }
 
     const host_options& options() const { return options_; }
@@ -207,7 +208,17 @@ class host_executor {
         return nullptr;
     }
 
-    void run_plan(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops) {
+    // Only the reduction and scan code the program uses (reduce_scan.hpp).
+    template <class Program>
+    static constexpr host_detail::step_support steps_of() {
+      constexpr plan_view plan = Program::plan();
+      return host_detail::step_support_for<host_detail::accumulates_in(plan, dtype::int64),
+                                           host_detail::accumulates_in(plan, dtype::float32),
+                                           host_detail::accumulates_in(plan, dtype::float64)>();
+    }
+
+    void run_plan(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops,
+                  host_detail::step_support support) {
       host_detail::holding serial(run_mutex_);
       host_detail::check_plan(plan);
       host_detail::check_host_types(plan);
@@ -217,8 +228,9 @@ class host_executor {
       for (std::size_t p = 0; p < params.size(); ++p) params[p] = bound.param_value[p]->value_bytes();
       host_detail::kernel_compiler compiler(plan, loops, memory, std::move(params),
                                             detail::array_view<std::size_t>(bound.domain_extent));
-      const auto steps = lay_out_steps(plan, bound, memory, compiler, loops);
-      const auto kernels = compile_kernels(plan, compiler);
+      auto kernels = compile_kernels(plan, compiler);  // then the steps' programs
+      const auto steps = lay_out_steps(plan, {plan, bound, memory, compiler, loops, support.folds, kernels},
+                                       support.lay_out);
       execute(plan, kernels, steps);
     }
 
@@ -226,10 +238,10 @@ class host_executor {
     // the step forms with no default: a new one does not compile until it
     // has its case here and in run_stream.
     static detail::dyn_array<host_detail::host_step> lay_out_steps(
-        const plan_view& plan, const resolved_bindings& bound, const detail::dyn_array<std::byte*>& memory,
-        host_detail::kernel_compiler& compiler, host_detail::loop_finder loops) {
+        const plan_view& plan, const host_detail::step_layout_context& c,
+        void (*lay_out_reduce_or_scan)(host_detail::host_step&, const ir::statement&,
+                                       const host_detail::step_layout_context&)) {
       detail::dyn_array<host_detail::host_step> steps(plan.ops.size());
-      const detail::array_view<std::size_t> extents(bound.domain_extent);
       for (std::size_t i = 0; i < plan.ops.size(); ++i) {
         if (plan.ops[i].kind != op_kind::step) continue;
         const auto& s = plan.ir.stmts[static_cast<std::size_t>(plan.ops[i].stmt)];
@@ -237,33 +249,23 @@ class host_executor {
         step.code = s.code;
         switch (ir::info(s.code).form) {
           case ir::step_form::copy: {
-            const auto c = ir::copy_regions_of(plan.ir, s);
-            const auto to =
-                backend_detail::bytes_of(plan, bound, c.dst, memory[static_cast<std::size_t>(c.dst.buffer)]);
-            const auto from =
-                backend_detail::bytes_of(plan, bound, c.src, memory[static_cast<std::size_t>(c.src.buffer)]);
+            const auto cp = ir::copy_regions_of(plan.ir, s);
+            const auto to = backend_detail::bytes_of(plan, c.bound, cp.dst,
+                                                     c.memory[static_cast<std::size_t>(cp.dst.buffer)]);
+            const auto from = backend_detail::bytes_of(plan, c.bound, cp.src,
+                                                       c.memory[static_cast<std::size_t>(cp.src.buffer)]);
             step.dst = to.data;
             step.src = from.data;
             step.bytes = to.bytes;
             break;
           }
           case ir::step_form::reduction:
-          case ir::step_form::scan: {
-            const auto shape = ir::shape_of_step(plan.ir, s);
-            step.types = ir::step_types_of(plan.ir, s);
-            step.count = ir::element_count(shape, extents);
-            step.values = compiler.compile_values(s.root, shape.domain, shape.parts, step.types.accumulated,
-                                                  step.values_column);
-            const auto target = ir::target_of(plan.ir, s);
-            step.out =
-                backend_detail::bytes_of(plan, bound, target, memory[static_cast<std::size_t>(target.buffer)])
-                    .data;
-            step.to_result = host_detail::find_loop(
-                loops, host_detail::convert_key(step.types.result, step.types.finished));
-            step.to_target =
-                host_detail::find_loop(loops, host_detail::convert_key(step.types.target, step.types.result));
+          case ir::step_form::scan:
+            if (lay_out_reduce_or_scan == nullptr)
+              throw error(
+                  "streamdsl host executor: internal error: a program with reductions lacks their code");
+            lay_out_reduce_or_scan(step, s, c);
             break;
-          }
         }
       }
       return steps;
@@ -381,7 +383,9 @@ class host_executor {
                   if (st.bytes > 0) std::memcpy(st.dst, st.src, st.bytes);
                   break;
                 case ir::step_form::reduction:
-                case ir::step_form::scan: host_detail::run_reduce_or_scan(st, scratch); break;
+                case ir::step_form::scan:
+                  host_detail::run_reduce_or_scan(st, kernels[st.values], scratch);
+                  break;
               }
               break;
             }

@@ -9,7 +9,10 @@
 #include <cstdint>
 
 #include "../../ir/accesses.hpp"
+#include "../../plan/plan_view.hpp"
 #include "../reduce_ops.hpp"
+#include "../region_memory.hpp"
+#include "../resolve_bindings.hpp"
 #include "kernel_program.hpp"
 
 namespace streamdsl::host_detail {
@@ -25,12 +28,13 @@ struct host_step {
   std::size_t bytes = 0;
   // a reduction or scan
   ir::step_code code = ir::step_code::copy;
-  kernel_program values;  // its input, block by block, into values_column
+  std::size_t values = 0;  // its input's program (block by block into values_column) in the kernel list
   std::int32_t values_column = -1;
   ir::step_types types{};
   std::size_t count = 0;     // elements reduced or scanned
   std::byte* out = nullptr;  // the target region's first element
   loop_fn to_result = nullptr, to_target = nullptr;
+  void (*fold)(const host_step&, const kernel_program&, std::byte*) = nullptr;  // run<A> of its type
 };
 
 inline loop_fn find_loop(loop_finder loops, const loop_key& k) {
@@ -47,8 +51,8 @@ T* column(const block& blk, std::int32_t c) {
 
 // Stores `count` finished values from column `from` (type types.finished)
 // at element `start` of the target: into the result type, then the target's.
-inline void store(const host_step& st, const block& blk, std::int32_t from) {
-  const auto result_column = static_cast<std::int32_t>(st.values.columns) + 1;
+inline void store(const host_step& st, const kernel_program& k, const block& blk, std::int32_t from) {
+  const auto result_column = static_cast<std::int32_t>(k.columns) + 1;
   instruction to_result;
   to_result.a = {false, st.types.finished, from, nullptr};
   to_result.out = {false, st.types.result, result_column, nullptr};
@@ -60,9 +64,8 @@ inline void store(const host_step& st, const block& blk, std::int32_t from) {
 }
 
 template <class A>
-void run(const host_step& st, std::byte* scratch) {
+void run(const host_step& st, const kernel_program& k, std::byte* scratch) {
   using ir::step_code;
-  const kernel_program& k = st.values;
   const auto acc_column = static_cast<std::int32_t>(k.columns);
   const block whole{scratch, 0, block_elements};
   for (const auto& in : k.prologue) in.run(in, whole);
@@ -85,7 +88,7 @@ void run(const host_step& st, std::byte* scratch) {
           out[i] = acc;
         }
       }
-      store(st, blk, acc_column);
+      store(st, k, blk, acc_column);
       continue;
     }
     switch (st.code) {
@@ -119,21 +122,87 @@ void run(const host_step& st, std::byte* scratch) {
     *column<std::int64_t>(one, acc_column) = best;
   else
     *column<A>(one, acc_column) = detail::reduce::finish(st.code, acc, static_cast<long long>(st.count));
-  store(st, one, acc_column);
+  store(st, k, one, acc_column);
 }
 
 }  // namespace reduce_scan_detail
 
+// The fold of a reduction or scan for one accumulation type, and the code
+// that lays its step out: a program known at compile time instantiates only
+// what its steps need (nothing for most programs: this code cost a unit
+// that runs a 20-statement program 11% more g++ code generation), a plan
+// known at run time all of it.
+using fold_fn = void (*)(const host_step&, const kernel_program&, std::byte*);
+using fold_finder = fold_fn (*)(dtype accumulated);
+
+template <bool Int64, bool Float, bool Double>
+fold_fn fold_for(dtype accumulated) {
+  if constexpr (Int64)
+    if (accumulated == dtype::int64) return &reduce_scan_detail::run<std::int64_t>;
+  if constexpr (Float)
+    if (accumulated == dtype::float32) return &reduce_scan_detail::run<float>;
+  if constexpr (Double)
+    if (accumulated == dtype::float64) return &reduce_scan_detail::run<double>;
+  return nullptr;
+}
+
+// What a step op of a reduction or scan needs at run time: its expression's
+// program (appended to `programs`), types, element count, target, the
+// conversion loops and the fold.
+struct step_layout_context {
+  const plan_view& plan;
+  const resolved_bindings& bound;
+  const detail::dyn_array<std::byte*>& memory;
+  kernel_compiler& compiler;
+  loop_finder loops;
+  fold_finder folds;
+  detail::dyn_array<kernel_program>& programs;
+};
+inline void lay_out_reduce_or_scan(host_step& step, const ir::statement& s, const step_layout_context& c) {
+  const auto shape = ir::shape_of_step(c.plan.ir, s);
+  step.types = ir::step_types_of(c.plan.ir, s);
+  step.count = ir::element_count(shape, detail::array_view<std::size_t>(c.bound.domain_extent));
+  step.values = c.programs.size();
+  c.programs.push_back(c.compiler.compile_values(s.root, shape.domain, shape.parts, step.types.accumulated,
+                                                 step.values_column));
+  const auto target = ir::target_of(c.plan.ir, s);
+  step.out =
+      backend_detail::bytes_of(c.plan, c.bound, target, c.memory[static_cast<std::size_t>(target.buffer)])
+          .data;
+  step.to_result = find_loop(c.loops, convert_key(step.types.result, step.types.finished));
+  step.to_target = find_loop(c.loops, convert_key(step.types.target, step.types.result));
+  step.fold = c.folds(step.types.accumulated);
+  if (step.fold == nullptr)
+    throw error("streamdsl host executor: internal error: the program's folds lack a reduction's");
+}
+
+// The reduction and scan support of one program (compile time) or of any plan.
+struct step_support {
+  fold_finder folds = nullptr;
+  void (*lay_out)(host_step&, const ir::statement&, const step_layout_context&) = nullptr;
+};
+inline constexpr step_support any_step_support{&fold_for<true, true, true>, &lay_out_reduce_or_scan};
+
+// Whether some reduction or scan of the plan accumulates in type t.
+constexpr bool accumulates_in(const plan_view& plan, dtype t) {
+  for (const auto& s : plan.ir.stmts)
+    if (s.kind == ir::stmt_kind::step && ir::reads_expression(s.code) &&
+        ir::accumulation_type(plan.ir.nodes[static_cast<std::size_t>(s.root)].type) == t)
+      return true;
+  return false;
+}
+
+template <bool Int64, bool Float, bool Double>
+constexpr step_support step_support_for() {
+  if constexpr (Int64 || Float || Double)
+    return {&fold_for<Int64, Float, Double>, &lay_out_reduce_or_scan};
+  else
+    return {};
+}
+
 // Runs a reduction or scan with one thread's scratch.
-inline void run_reduce_or_scan(const host_step& st, scratch_buffer& scratch) {
-  std::byte* s = scratch.columns(st.values.columns + 2);  // + the accumulated and the result column
-  switch (st.types.accumulated) {
-    case dtype::int64: return reduce_scan_detail::run<std::int64_t>(st, s);
-    case dtype::float32: return reduce_scan_detail::run<float>(st, s);
-    case dtype::float64: return reduce_scan_detail::run<double>(st, s);
-    default: break;
-  }
-  throw error("streamdsl host executor: internal error: a reduction accumulates in an unexpected type");
+inline void run_reduce_or_scan(const host_step& st, const kernel_program& values, scratch_buffer& scratch) {
+  st.fold(st, values, scratch.columns(values.columns + 2));  // + the accumulated and the result column
 }
 
 }  // namespace streamdsl::host_detail
