@@ -633,3 +633,48 @@ TEST_CASE("every reduction and scan captured into a graph and replayed", "[cuda]
     check_outputs<float>(g, h, x, true);
   }
 }
+
+namespace {
+// A reduction and a scan of a temp a kernel wrote: the temp's slot and CUB's
+// storage share the run's workspace (CUB's after the slots).
+constexpr auto via_temp = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto t = p.temp<float>("t");
+  auto s = p.output<float>("s", sd::scalar);
+  auto c = p.output<float>("c");
+  t = x * 2;
+  s = sd::sum(t);
+  c = sd::inclusive_sum(t);
+});
+}  // namespace
+
+TEST_CASE("a reduction of a temp, in the executor's and in the caller's workspace",
+          "[cuda][reduce][sanitize]") {
+  STATIC_REQUIRE(via_temp.plan().slot_count() == 1);
+  const std::size_t n = 4099;
+  const auto x = data<float>(n, 6);
+  float hs = 0;
+  std::vector<float> hc(n);
+  sd::host_executor hx;
+  hx.run(via_temp, sd::bind("x", x.data(), n), sd::bind("s", &hs, 1), sd::bind("c", hc.data(), n));
+  device_buffer<float> dx(x), ds(1), dc(n);
+  device_buffer<unsigned char> workspace(std::size_t{8} << 20);
+  sd::cuda_executor ex;
+  const auto check = [&] {
+    // Multiples of 1/2 below 16, 4099 of them: every sum is exact in float.
+    REQUIRE(ds.download()[0] == hs);
+    REQUIRE(dc.download() == hc);
+  };
+  ex.run(via_temp, sd::bind("x", dx.cget(), n), sd::bind("s", ds.get(), 1), sd::bind("c", dc.get(), n));
+  check();
+  // The caller's buffer must hold CUB's storage too: one that only holds the temp is refused.
+  const std::size_t slot_bytes = via_temp.plan().workspace_bytes(sd::detail::array_view<std::size_t>(&n, 1));
+  REQUIRE_THROWS_WITH(ex.run(via_temp, sd::bind("x", dx.cget(), n), sd::bind("s", ds.get(), 1),
+                             sd::bind("c", dc.get(), n), sd::workspace_in(workspace.get(), slot_bytes)),
+                      Catch::Contains("CUB's storage for the reductions and scans"));
+  cudaMemset(ds.get(), 0, sizeof(float));
+  cudaMemset(dc.get(), 0, n * sizeof(float));
+  ex.run(via_temp, sd::bind("x", dx.cget(), n), sd::bind("s", ds.get(), 1), sd::bind("c", dc.get(), n),
+         sd::workspace_in(workspace.get(), workspace.size()));
+  check();
+}

@@ -463,7 +463,12 @@ inline void cuda_executor::check_workspace_buffer(const plan_view& plan, const w
     detail::text msg;
     msg << "streamdsl: bad workspace: the caller's buffer (sd::workspace_in) " << problem.view()
         << "; this run needs " << backend_detail::workspace_request{plan, bytes};
-    if (bytes != workspace_too_large) msg << " (plan().workspace_bytes(extents) says how many a run needs)";
+    if (bytes != workspace_too_large)
+      msg << (cuda_detail::has_reduce_steps(plan)
+                  ? " (the temps' slots, plan().workspace_bytes(extents), and CUB's storage for the "
+                    "reductions and "
+                    "scans)"
+                  : " (plan().workspace_bytes(extents) says how many a run needs)");
     throw binding_error(msg.view());
   };
   if (buffer.data == nullptr) fail(detail::text() << "is null");

@@ -293,23 +293,24 @@ constexpr void write_nodes(const plan_view& p, const kernel_locals& l, int* code
   }
 }
 
-// Writes a pack's header, its buffers and params, and their plan ids.
-template <class Encoded>
-constexpr void write_locals(const plan_view& p, const kernel_locals& l, int vec, int statements,
-                            Encoded& out) {
-  const pack_view v{out.code};
-  out.code[v.vec_at] = vec;
-  out.code[v.buffer_count_at] = static_cast<int>(l.buffers.size());
-  out.code[v.param_count_at] = static_cast<int>(l.params.size());
-  out.code[v.statement_count_at] = statements;
+// Writes a pack's header, its buffers and params, and their plan ids (an
+// encoded_kernel's arrays; not a template on it, so that each kernel size
+// does not instantiate it again).
+constexpr void write_locals(const plan_view& p, const kernel_locals& l, int vec, int statements, int* code,
+                            int* buffer_ids, int* buffer_parts, int* param_ids) {
+  const pack_view v{code};
+  code[v.vec_at] = vec;
+  code[v.buffer_count_at] = static_cast<int>(l.buffers.size());
+  code[v.param_count_at] = static_cast<int>(l.params.size());
+  code[v.statement_count_at] = statements;
   for (std::size_t b = 0; b < l.buffers.size(); ++b) {
-    out.code[v.buffer_at(static_cast<int>(b))] = buffer_word(p.ir.buffers[l.buffers[b]].type, l.flags[b]);
-    out.buffer_ids[b] = l.buffers[b];
-    out.buffer_parts[b] = l.parts[b];
+    code[v.buffer_at(static_cast<int>(b))] = buffer_word(p.ir.buffers[l.buffers[b]].type, l.flags[b]);
+    buffer_ids[b] = l.buffers[b];
+    buffer_parts[b] = l.parts[b];
   }
   for (std::size_t q = 0; q < l.params.size(); ++q) {
-    out.code[v.param_at(static_cast<int>(q))] = static_cast<int>(p.ir.params[l.params[q]].type);
-    out.param_ids[q] = l.params[q];
+    code[v.param_at(static_cast<int>(q))] = static_cast<int>(p.ir.params[l.params[q]].type);
+    param_ids[q] = l.params[q];
   }
 }
 
@@ -322,7 +323,8 @@ constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::
     const auto size = size_of(p.ir.buffers[b].type);
     if (size < smallest) smallest = size;
   }
-  write_locals(p, l, vector_width(smallest), p.kernels[k].count, out);
+  write_locals(p, l, vector_width(smallest), p.kernels[k].count, out.code, out.buffer_ids, out.buffer_parts,
+               out.param_ids);
   const pack_view v{out.code};
   int s = 0;
   for (auto i : p.kernel_statements(k)) {

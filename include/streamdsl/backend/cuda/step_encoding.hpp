@@ -57,7 +57,7 @@ constexpr encoded_kernel<Size, Buffers, Params> encode_expression(const plan_vie
                                                                   std::int32_t domain) {
   encoded_kernel<Size, Buffers, Params> out{};
   const auto l = expression_locals(p, root, domain);
-  write_locals(p, l, 1, 1, out);
+  write_locals(p, l, 1, 1, out.code, out.buffer_ids, out.buffer_parts, out.param_ids);
   const pack_view v{out.code};
   out.code[v.target_at(0)] = -1;
   out.code[v.root_at(0)] = node_position(l, root);
