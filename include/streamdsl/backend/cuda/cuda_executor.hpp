@@ -12,7 +12,9 @@
 // options: run_options.hpp, which also has the caller's events a run waits
 // for and records). Steps run on their slot's stream: a copy is one
 // cudaMemcpyAsync (cudaMemcpyDefault: between device, pinned and managed
-// memory), a memcpy node in a captured graph. Kernels over chunks get each
+// memory), a memcpy node in a captured graph; a reduction or scan is one
+// CUB call (reductions.cuh, which a unit running such a program includes),
+// its temporary storage in the run's workspace. Kernels over chunks get each
 // chunk's pointers offset on the host. run() is asynchronous like any CUDA
 // call on the caller's stream. capture() records the whole program into a CUDA
 // graph replayed with one cudaGraphLaunch.
@@ -463,12 +465,10 @@ inline void cuda_executor::check_workspace_buffer(const plan_view& plan, const w
     detail::text msg;
     msg << "streamdsl: bad workspace: the caller's buffer (sd::workspace_in) " << problem.view()
         << "; this run needs " << backend_detail::workspace_request{plan, bytes};
-    if (bytes != workspace_too_large)
-      msg << (cuda_detail::has_reduce_steps(plan)
-                  ? " (the temps' slots, plan().workspace_bytes(extents), and CUB's storage for the "
-                    "reductions and "
-                    "scans)"
-                  : " (plan().workspace_bytes(extents) says how many a run needs)");
+    const char* const counted = cuda_detail::has_reduce_steps(plan)
+                                    ? " (the temps' slots and CUB's storage for the reductions and scans)"
+                                    : " (plan().workspace_bytes(extents) says how many a run needs)";
+    if (bytes != workspace_too_large) msg << counted;
     throw binding_error(msg.view());
   };
   if (buffer.data == nullptr) fail(detail::text() << "is null");
