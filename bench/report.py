@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
-usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json torch_adam.json ...]
+usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json torch_adam.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
 device-to-device bandwidth, and the raw CUDA version of each workload. Each
 file gives the tables whose rows it holds (bench_workloads: the elementwise
@@ -191,6 +191,41 @@ def width_table(rows):
     print(f"(memcpy D2D bandwidth here: {memcpy_bw/1e12:.3f} TB/s)")
 
 
+def reductions_table(rows):
+    """Workload 9 (bench/reductions.cu): sum(x), sum(x * y) and
+    inclusive_sum(x) over 2^28 floats, against raw CUB calls in the same
+    binary and against memcpy bandwidth (bytes read, and written for a scan)."""
+    memcpy = rows["bm_reduce_memcpy"]
+    memcpy_bw = memcpy["bytes"] / memcpy["seconds"]
+    print("| workload | time | raw CUB | vs raw CUB | % of memcpy BW | goal | |")
+    print("|---|---|---|---|---|---|---|")
+
+    def row(label, name, raw, bar, bw_bar=None):
+        r = rows.get(name)
+        if r is None:
+            print(f"| {label} | missing | | | | | MISSING |")
+            return
+        bw = r["bytes"] / r["seconds"] / memcpy_bw
+        base = rows.get(raw) if raw else None
+        speed = base["seconds"] / r["seconds"] if base else None
+        ok = (speed is None or bar is None or speed >= bar) and (bw_bar is None or bw >= bw_bar)
+        goal = (f">= {bar:.2f}x raw" if bar else "") + (f">= {bw_bar*100:.0f}% memcpy" if bw_bar else "")
+        flag = "RESULTS WRONG" if r["error"] else ("ok" if ok else "MISSED")
+        print(f"| {label} | {r['seconds']*1e3:.3f} ms | {base['seconds']*1e3:.3f} ms |" if base else
+              f"| {label} | {r['seconds']*1e3:.3f} ms | |", end="")
+        print(f" {speed:.3f}x |" if speed else " |", f"{bw*100:.1f}% | {goal} | {flag} |")
+
+    row("sum(x), raw cub::DeviceReduce::Sum", "bm_sum_raw_cub", None, None)
+    row("sum(x), run()", "bm_sum_streamdsl/0", "bm_sum_raw_cub", 0.97)
+    row("sum(x), graph", "bm_sum_streamdsl/1", "bm_sum_raw_cub", 0.97)
+    row("sum(x * y), run()", "bm_dot_streamdsl/0", None, None, 0.95)
+    row("sum(x * y), graph", "bm_dot_streamdsl/1", None, None, 0.95)
+    row("inclusive_sum(x), raw cub::DeviceScan::InclusiveSum", "bm_scan_raw_cub", None, None)
+    row("inclusive_sum(x), run()", "bm_scan_streamdsl/0", "bm_scan_raw_cub", 0.97)
+    row("inclusive_sum(x), graph", "bm_scan_streamdsl/1", "bm_scan_raw_cub", 0.97)
+    print(f"(memcpy D2D bandwidth here: {memcpy_bw/1e12:.3f} TB/s, counting bytes read and written)")
+
+
 def main():
     rows, ctx = {}, {}
     torch_path = None
@@ -216,6 +251,9 @@ def main():
     if "bm_width_memcpy" in rows:
         print()
         width_table(rows)
+    if "bm_reduce_memcpy" in rows:
+        print()
+        reductions_table(rows)
 
 
 if __name__ == "__main__":

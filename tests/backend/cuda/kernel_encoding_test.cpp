@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <streamdsl/backend/cuda/kernel_encoding.hpp>
+#include <streamdsl/backend/cuda/step_encoding.hpp>
 #include <streamdsl/streamdsl.hpp>
 #include <vector>
 
@@ -391,4 +392,81 @@ TEST_CASE("fit_blocks: blocks as wanted under the grid's limit, else in proporti
   CHECK(sum <= cap);
   CHECK(sum >= cap - 256);
   for (auto b : huge) CHECK(b >= 1);
+}
+
+namespace {
+
+// A reduction's or scan's input as a pack (step_encoding.hpp): one
+// statement with target -1, 0-d buffers broadcast; a plain load of a buffer
+// in the accumulation type is handed to CUB as a pointer.
+constexpr auto steps = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.input<float>("y");
+  auto c = p.input<float>("c", sd::scalar);
+  auto i = p.input<std::int32_t>("i");
+  auto s = p.output<float>("s", sd::scalar);
+  auto plain = p.output<float>("plain", sd::scalar);
+  auto wide = p.output<std::int64_t>("wide", sd::scalar);
+  auto scanned = p.output<float>("scanned");
+  auto z = p.output<float>("z");
+  s = sd::sum(x * y + c);
+  plain = sd::max(x);
+  wide = sd::sum(i);
+  scanned = sd::inclusive_sum(x);
+  z = x * 2;
+});
+constexpr auto steps_plan = steps.plan();
+
+template <std::size_t J>
+struct step_encoding {
+  static constexpr std::size_t stmt = cd::step_statement(steps_plan, J);
+  static constexpr auto& statement = steps_plan.ir.stmts[stmt];
+  static constexpr auto step_shape = sd::ir::shape_of_step(steps_plan.ir, statement);
+  static constexpr auto shape = cd::expression_shape(steps_plan, statement.root, step_shape);
+  static constexpr auto encoded = cd::encode_expression<shape.code_size, shape.buffers, shape.params>(
+      steps_plan, statement.root, step_shape.domain);
+  static constexpr bool plain =
+      cd::plain_load(steps_plan, statement.root, sd::ir::step_types_of(steps_plan.ir, statement).accumulated,
+                     step_shape.domain);
+};
+
+constexpr auto copies = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto y = p.output<float>("y");
+  sd::copy(y, x);
+});
+
+}  // namespace
+
+TEST_CASE("a reduction's input expression as a pack", "[cuda][encoding][reduce]") {
+  STATIC_REQUIRE(cd::has_reduce_steps(steps_plan));
+  STATIC_REQUIRE(!cd::has_reduce_steps(copies.plan()));
+  STATIC_REQUIRE(!cd::has_reduce_steps(prog.plan()));
+  STATIC_REQUIRE(steps_plan.step_count() == 4);
+  // Step ops in op order name their statements.
+  STATIC_REQUIRE(steps_plan.ir.stmts[step_encoding<0>::stmt].code == sd::ir::step_code::sum);
+  STATIC_REQUIRE(steps_plan.ir.stmts[step_encoding<1>::stmt].code == sd::ir::step_code::max);
+  STATIC_REQUIRE(steps_plan.ir.stmts[step_encoding<3>::stmt].code == sd::ir::step_code::inclusive_sum);
+  // sum(x * y + c): x, y and c (broadcast), one statement into no buffer.
+  using s0 = step_encoding<0>;
+  constexpr cd::pack_view p0{s0::encoded.code};
+  STATIC_REQUIRE(s0::shape.buffers == 3);
+  STATIC_REQUIRE(p0.statement_count() == 1);
+  STATIC_REQUIRE(p0.target(0) == -1);
+  STATIC_REQUIRE(p0.vec() == 1);
+  STATIC_REQUIRE(!s0::plain);
+  pack_reader reader{p0, {}, {}};
+  for (int b = 0; b < p0.buffer_count(); ++b) {
+    const auto name = steps_plan.ir.buffer_name(s0::encoded.buffer_ids[b]);
+    const bool is_c = name == "c";
+    CHECK(((p0.buffer_flags(b) & cd::buffer_flag::broadcast) != 0) == is_c);
+    CHECK((p0.buffer_flags(b) & cd::buffer_flag::load) != 0);
+    reader.cells.push_back(name == "x" ? 2.0 : name == "y" ? 3.0 : 1.0);
+  }
+  CHECK(reader.eval(p0.root(0)) == 7.0);  // 2 * 3 + 1
+  // Plain loads: max(x) of floats and inclusive_sum(x) are; sum(i) of
+  // int32_t accumulates in int64_t, so it converts: not plain.
+  STATIC_REQUIRE(step_encoding<1>::plain);
+  STATIC_REQUIRE(!step_encoding<2>::plain);
+  STATIC_REQUIRE(step_encoding<3>::plain);
 }

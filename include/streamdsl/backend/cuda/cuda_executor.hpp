@@ -12,7 +12,9 @@
 // options: run_options.hpp, which also has the caller's events a run waits
 // for and records). Steps run on their slot's stream: a copy is one
 // cudaMemcpyAsync (cudaMemcpyDefault: between device, pinned and managed
-// memory), a memcpy node in a captured graph. Kernels over chunks get each
+// memory), a memcpy node in a captured graph; a reduction or scan is one
+// CUB call (reductions.cuh, which a unit running such a program includes),
+// its temporary storage in the run's workspace. Kernels over chunks get each
 // chunk's pointers offset on the host. run() is asynchronous like any CUDA
 // call on the caller's stream. capture() records the whole program into a CUDA
 // graph replayed with one cudaGraphLaunch.
@@ -36,6 +38,7 @@
 #include "cuda_handles.hpp"
 #include "kernel_table.hpp"
 #include "run_options.hpp"
+#include "step_table.hpp"
 
 #if !defined(__CUDA_ARCH__)
 #include <cstring>
@@ -59,12 +62,15 @@ struct resolved_bindings;  // resolve_bindings.hpp, in the host pass
 
 namespace cuda_detail {
 
-// A step as issued: where its regions lie, as a buffer and a byte offset
-// into it (temps' memory is known only per issue), and how many bytes.
+// A step as issued: a copy's regions, as a buffer and a byte offset into it
+// (temps' memory is known only per issue), and how many bytes; a reduction's
+// or scan's CUB temporary storage, at an offset into the run's workspace
+// (its regions are bound per issue by its function, step_table.hpp).
 struct step_call {
   ir::step_code code = ir::step_code::copy;
   std::int32_t dst = -1, src = -1;  // plan buffers
   std::size_t dst_offset = 0, src_offset = 0, bytes = 0;
+  std::size_t temp_offset = 0, temp_bytes = 0;
 };
 
 #if defined(__CUDA_ARCH__)
@@ -206,8 +212,10 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
     const auto& s = plan.ir.stmts[static_cast<std::size_t>(op.stmt)];
     step_call call;
     call.code = s.code;
-    switch (s.code) {
-      case ir::step_code::copy: {  // binding checked that both regions hold as many bytes
+    switch (ir::info(s.code).form) {
+      case ir::step_form::reduction:
+      case ir::step_form::scan: break;  // CUB's storage is laid out by prepare()
+      case ir::step_form::copy: {       // binding checked that both regions hold as many bytes
         const auto c = ir::copy_regions_of(plan.ir, s);
         const auto from = backend_detail::span_of(plan, resolved, c.src);
         const auto to = backend_detail::span_of(plan, resolved, c.dst);
@@ -225,8 +233,10 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
 
 // Issues one step on stream `s`; `ptrs` are this issue's buffer pointers.
 inline cudaError_t issue_step(const step_call& step, void* const* ptrs, cudaStream_t s, const char*& call) {
-  switch (step.code) {
-    case ir::step_code::copy:
+  switch (ir::info(step.code).form) {
+    case ir::step_form::reduction:
+    case ir::step_form::scan: break;  // issued by its own function (step_table.hpp)
+    case ir::step_form::copy:
       call = "cudaMemcpyAsync";
       if (step.bytes == 0) return cudaSuccess;  // an empty chunk: nothing to issue
       return cudaMemcpyAsync(static_cast<char*>(ptrs[step.dst]) + step.dst_offset,
@@ -336,6 +346,11 @@ class cuda_executor {
     template <class Program>
     const prepared_run& prepare(binding_list bindings);
 
+    // Asks CUB how much temporary storage each reduction and scan needs for
+    // the bound extents and lays it out after the temps' slots.
+    template <class Program>
+    void lay_out_reduce_storage();
+
     // Issues the ops of Program on `main` (the main slot's stream for this
     // issue); `options.workspace` null means stream-ordered allocation here.
     // Without the caller's options (CallerOptions false: no events, no
@@ -416,6 +431,7 @@ class cuda_executor {
 template <class Program, bool CallerOptions>
 void cuda_executor::issue(const prepared_run&, cudaStream_t, const issue_options&) {
   (void)cuda_detail::launchers<Program>;
+  if constexpr (cuda_detail::has_reduce_steps(Program::plan())) (void)cuda_detail::step_fns<Program>;
 }
 #else
 inline cuda_executor::cuda_executor(cudaStream_t main) : main_(main) {
@@ -449,7 +465,10 @@ inline void cuda_executor::check_workspace_buffer(const plan_view& plan, const w
     detail::text msg;
     msg << "streamdsl: bad workspace: the caller's buffer (sd::workspace_in) " << problem.view()
         << "; this run needs " << backend_detail::workspace_request{plan, bytes};
-    if (bytes != workspace_too_large) msg << " (plan().workspace_bytes(extents) says how many a run needs)";
+    const char* const counted = cuda_detail::has_reduce_steps(plan)
+                                    ? " (the temps' slots and CUB's storage for the reductions and scans)"
+                                    : " (plan().workspace_bytes(extents) says how many a run needs)";
+    if (bytes != workspace_too_large) msg << counted;
     throw binding_error(msg.view());
   };
   if (buffer.data == nullptr) fail(detail::text() << "is null");
@@ -495,8 +514,29 @@ const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings)
   for (std::size_t b = 0; b < plan.storage.size(); ++b)
     if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
   if constexpr (plan.step_count() > 0) cuda_detail::lay_out_steps(plan, resolved, cache_.steps);
+  if constexpr (cuda_detail::has_reduce_steps(plan)) lay_out_reduce_storage<Program>();
   cache_.plan_key = key;
   return cache_;
+}
+
+template <class Program>
+void cuda_executor::lay_out_reduce_storage() {
+  constexpr auto& fns = cuda_detail::step_fns<Program>;
+  cuda_detail::launch_context ctx{cache_.ptrs.data(), cache_.params.data(), cache_.extents.data(),
+                                  max_blocks_};
+  std::size_t end = cache_.workspace_bytes;
+  for (std::size_t j = 0; j < cache_.steps.size(); ++j) {
+    if (fns[j] == nullptr) continue;
+    auto& step = cache_.steps[j];
+    std::size_t bytes = 0;
+    cuda_detail::check(fns[j](ctx, main_, nullptr, bytes), "CUB's temporary storage query");
+    if (end == workspace_too_large) continue;
+    step.temp_offset =
+        (end + workspace_slot_alignment - 1) / workspace_slot_alignment * workspace_slot_alignment;
+    step.temp_bytes = bytes;
+    end = bytes > workspace_too_large - 1 - step.temp_offset ? workspace_too_large : step.temp_offset + bytes;
+  }
+  cache_.workspace_bytes = end;
 }
 
 template <class Program, bool CallerOptions>
@@ -504,7 +544,8 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
   constexpr plan_view plan = Program::plan();
   // What a plan has none of is not compiled (nvcc's host pass emits every
   // function a run may call).
-  constexpr bool has_slots = plan.slot_count() > 0, has_steps = plan.step_count() > 0;
+  constexpr bool has_steps = plan.step_count() > 0, reduces = cuda_detail::has_reduce_steps(plan);
+  constexpr bool has_slots = plan.slot_count() > 0 || reduces;  // CUB's storage is in the workspace too
   prepare_streams(plan, main);
   prepare_events(plan);
   // A workspace allocated here is freed (stream-ordered, after everything
@@ -589,7 +630,20 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
 #endif
         break;
       case op_kind::step:
-        if constexpr (has_steps) status = cuda_detail::issue_step(ready.steps[next_step++], ptrs, s, call);
+        if constexpr (has_steps) {
+          const auto& step = ready.steps[next_step];
+          if constexpr (reduces) {
+            if (const cuda_detail::step_fn f = cuda_detail::step_fns<Program>[next_step]) {
+              std::size_t bytes = step.temp_bytes;
+              status = f(ctx, s, static_cast<char*>(ws) + step.temp_offset, bytes);
+              call = "a CUB reduction or scan";
+              ++next_step;
+              break;
+            }
+          }
+          status = cuda_detail::issue_step(step, ptrs, s, call);
+          ++next_step;
+        }
         break;
       case op_kind::record:
         status = cudaEventRecord(events_[i].get(), s);

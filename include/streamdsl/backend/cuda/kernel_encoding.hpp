@@ -263,6 +263,57 @@ constexpr kernel_shape shape_of(const plan_view& p, std::size_t k) {
           p.kernels[k].segments};
 }
 
+// A node's position in the pack.
+constexpr int node_position(const kernel_locals& l, std::int32_t node) {
+  return l.node_at[static_cast<std::size_t>(find(l.nodes, node))];
+}
+
+// Writes the nodes `l` numbered into `code` (a pack whose header is written).
+constexpr void write_nodes(const plan_view& p, const kernel_locals& l, int* code) {
+  const pack_view v{code};
+  for (std::size_t j = 0; j < l.nodes.size(); ++j) {
+    const auto& n = p.ir.nodes[l.nodes[j]];
+    const int pos = l.node_at[j];
+    code[pos] = node_head(n.code, n.type, n.compute);
+    if (n.code == ir::op::load) {
+      code[v.ref_at(pos)] = find_local(l, n.ref, n.part);
+    } else if (n.code == ir::op::param) {
+      code[v.ref_at(pos)] = find(l.params, n.ref);
+    } else if (n.code == ir::op::literal) {
+      // std::bit_cast is this builtin; its header, <bit>, costs each of nvcc's passes ~7M instructions.
+      const auto bits = category_of(n.type) == dtype_category::floating
+                            ? __builtin_bit_cast(std::uint64_t, n.fvalue)
+                            : static_cast<std::uint64_t>(n.ivalue);
+      code[v.literal_hi_at(pos)] = literal_hi(bits);
+      code[v.literal_lo_at(pos)] = literal_lo(bits);
+    } else {
+      const std::int32_t operands[] = {n.a, n.b, n.c};
+      for (int i = 0; i < ir::arity(n.code); ++i) code[v.operand_at(pos, i)] = node_position(l, operands[i]);
+    }
+  }
+}
+
+// Writes a pack's header, its buffers and params, and their plan ids (an
+// encoded_kernel's arrays; not a template on it, so that each kernel size
+// does not instantiate it again).
+constexpr void write_locals(const plan_view& p, const kernel_locals& l, int vec, int statements, int* code,
+                            int* buffer_ids, int* buffer_parts, int* param_ids) {
+  const pack_view v{code};
+  code[v.vec_at] = vec;
+  code[v.buffer_count_at] = static_cast<int>(l.buffers.size());
+  code[v.param_count_at] = static_cast<int>(l.params.size());
+  code[v.statement_count_at] = statements;
+  for (std::size_t b = 0; b < l.buffers.size(); ++b) {
+    code[v.buffer_at(static_cast<int>(b))] = buffer_word(p.ir.buffers[l.buffers[b]].type, l.flags[b]);
+    buffer_ids[b] = l.buffers[b];
+    buffer_parts[b] = l.parts[b];
+  }
+  for (std::size_t q = 0; q < l.params.size(); ++q) {
+    code[v.param_at(static_cast<int>(q))] = static_cast<int>(p.ir.params[l.params[q]].type);
+    param_ids[q] = l.params[q];
+  }
+}
+
 template <std::size_t Size, std::size_t Buffers, std::size_t Params>
 constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::size_t k) {
   encoded_kernel<Size, Buffers, Params> out{};
@@ -272,50 +323,17 @@ constexpr encoded_kernel<Size, Buffers, Params> encode(const plan_view& p, std::
     const auto size = size_of(p.ir.buffers[b].type);
     if (size < smallest) smallest = size;
   }
+  write_locals(p, l, vector_width(smallest), p.kernels[k].count, out.code, out.buffer_ids, out.buffer_parts,
+               out.param_ids);
   const pack_view v{out.code};
-  out.code[v.vec_at] = vector_width(smallest);
-  out.code[v.buffer_count_at] = static_cast<int>(l.buffers.size());
-  out.code[v.param_count_at] = static_cast<int>(l.params.size());
-  out.code[v.statement_count_at] = p.kernels[k].count;
-  for (std::size_t b = 0; b < l.buffers.size(); ++b) {
-    out.code[v.buffer_at(static_cast<int>(b))] = buffer_word(p.ir.buffers[l.buffers[b]].type, l.flags[b]);
-    out.buffer_ids[b] = l.buffers[b];
-    out.buffer_parts[b] = l.parts[b];
-  }
-  for (std::size_t q = 0; q < l.params.size(); ++q) {
-    out.code[v.param_at(static_cast<int>(q))] = static_cast<int>(p.ir.params[l.params[q]].type);
-    out.param_ids[q] = l.params[q];
-  }
-  const auto position = [&](std::int32_t node) {
-    return l.node_at[static_cast<std::size_t>(find(l.nodes, node))];
-  };
   int s = 0;
   for (auto i : p.kernel_statements(k)) {
     const auto target = ir::target_of(p.ir, p.ir.stmts[i]);
     out.code[v.target_at(s)] = find_local(l, target.buffer, target.part);
-    out.code[v.root_at(s)] = position(p.ir.stmts[i].root);
+    out.code[v.root_at(s)] = node_position(l, p.ir.stmts[i].root);
     ++s;
   }
-  for (std::size_t j = 0; j < l.nodes.size(); ++j) {
-    const auto& n = p.ir.nodes[l.nodes[j]];
-    const int pos = l.node_at[j];
-    out.code[pos] = node_head(n.code, n.type, n.compute);
-    if (n.code == ir::op::load) {
-      out.code[v.ref_at(pos)] = find_local(l, n.ref, n.part);
-    } else if (n.code == ir::op::param) {
-      out.code[v.ref_at(pos)] = find(l.params, n.ref);
-    } else if (n.code == ir::op::literal) {
-      // std::bit_cast is this builtin; its header, <bit>, costs each of nvcc's passes ~7M instructions.
-      const auto bits = category_of(n.type) == dtype_category::floating
-                            ? __builtin_bit_cast(std::uint64_t, n.fvalue)
-                            : static_cast<std::uint64_t>(n.ivalue);
-      out.code[v.literal_hi_at(pos)] = literal_hi(bits);
-      out.code[v.literal_lo_at(pos)] = literal_lo(bits);
-    } else {
-      const std::int32_t operands[] = {n.a, n.b, n.c};
-      for (int i = 0; i < ir::arity(n.code); ++i) out.code[v.operand_at(pos, i)] = position(operands[i]);
-    }
-  }
+  write_nodes(p, l, out.code);
   return out;
 }
 

@@ -66,6 +66,8 @@ struct segmented_launch_info {
 
 #if defined(__CUDA_ARCH__)
 // Declared for nvcc's device pass (which compiles no host code), defined for the host pass.
+long long bind_kernel(const launch_context& ctx, const kernel_launch_info& kernel, void** ptr,
+                      unsigned long long* param_bits, launch_shape& shape);
 cudaError_t launch_fused(const launch_context& ctx, cudaStream_t stream, const kernel_launch_info& kernel,
                          void** ptr, unsigned long long* param_bits, launch_shape& shape, void* args,
                          const void* entry);
