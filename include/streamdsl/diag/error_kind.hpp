@@ -31,6 +31,8 @@ enum class error_kind : std::uint8_t {
   host_memory_in_expression,
   family_index_out_of_range,
   bad_family_size,
+  bitwise_on_non_integer,
+  remainder_of_non_integer,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -57,6 +59,8 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::host_memory_in_expression: return "host_memory_in_elementwise_statement";
     case error_kind::family_index_out_of_range: return "family_index_out_of_range";
     case error_kind::bad_family_size: return "family_size_must_be_positive";
+    case error_kind::bitwise_on_non_integer: return "bitwise_operator_needs_integer_operands";
+    case error_kind::remainder_of_non_integer: return "remainder_needs_integer_operands";
   }
   return "?";
 }

@@ -66,6 +66,11 @@ STREAMDSL_ERROR_TEMPLATE(
     "an elementwise statement reads or writes a buffer in host memory; copy it to a device buffer first")
 STREAMDSL_ERROR_TEMPLATE(family_index_out_of_range, "a family of handles is indexed outside its members")
 STREAMDSL_ERROR_TEMPLATE(family_size_must_be_positive, "a family is declared with fewer than one member")
+STREAMDSL_ERROR_TEMPLATE(
+    bitwise_operator_needs_integer_operands,
+    "~, &, |, ^ (integers or bool) or << and >> (integers) have an operand of another type")
+STREAMDSL_ERROR_TEMPLATE(remainder_needs_integer_operands,
+                         "% has an operand that is not an integer; sd::fmod is the remainder of floats")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -114,6 +119,10 @@ constexpr bool raise() {
     return diag::family_index_out_of_range<Message>::value;
   else if constexpr (Kind == bad_family_size)
     return family_size_must_be_positive<Message>::value;
+  else if constexpr (Kind == bitwise_on_non_integer)
+    return bitwise_operator_needs_integer_operands<Message>::value;
+  else if constexpr (Kind == remainder_of_non_integer)
+    return remainder_needs_integer_operands<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

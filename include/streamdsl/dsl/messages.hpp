@@ -177,6 +177,33 @@ constexpr text arithmetic_on_bools(const ir::program& p, ir::op code, std::int32
   return t;
 }
 
+// An operand of `code` (%, ~, &, |, ^, <<, >>) is not of a type the op
+// takes: `bad`, of type `type`; a and b are the node's operands (b = -1 for ~).
+constexpr text needs_integer_operands(const ir::program& p, ir::op code, std::int32_t bad, dtype type,
+                                      std::int32_t a, std::int32_t b) {
+  const bool remainder = code == ir::op::mod;
+  const bool shift = code == ir::op::shl || code == ir::op::shr;
+  text t;
+  t << "needs integer " << (remainder || shift ? "" : "or bool ") << "operands for "
+    << (remainder ? ""
+        : shift   ? "shift "
+                  : "bitwise ")
+    << '\'' << ir::spelling(code) << "', and '";
+  diag::append_elided(t, expr_text(p, bad).view(), 40);
+  t << "' is " << name_of(type) << "; ";
+  if (remainder && category_of(type) == dtype_category::floating) {
+    t << "for the remainder of floats write `sd::fmod(";
+    diag::append_elided(t, expr_text(p, a).view(), 40);
+    t << ", ";
+    diag::append_elided(t, expr_text(p, b).view(), 40);
+    t << ")` (truncated, as std::fmod)";
+  } else {
+    t << "cast it first, e.g. ";
+    spell_fix(t, p, "sd::cast<int32_t>(", bad, ")");
+  }
+  return t;
+}
+
 constexpr text where_condition_not_bool(const ir::program& p, std::int32_t c, dtype type) {
   text t;
   t << "has " << a_type(type).view() << " condition, and where(c, a, b) needs a bool c; compare first, e.g. ";
@@ -396,6 +423,7 @@ STREAMDSL_UNSHOWN_MESSAGE(not_of_non_bool)
 STREAMDSL_UNSHOWN_MESSAGE(incompatible_operands)
 STREAMDSL_UNSHOWN_MESSAGE(logical_of_non_bool)
 STREAMDSL_UNSHOWN_MESSAGE(arithmetic_on_bools)
+STREAMDSL_UNSHOWN_MESSAGE(needs_integer_operands)
 STREAMDSL_UNSHOWN_MESSAGE(where_condition_not_bool)
 STREAMDSL_UNSHOWN_MESSAGE(where_branches_differ)
 STREAMDSL_UNSHOWN_MESSAGE(operand_domains_differ)

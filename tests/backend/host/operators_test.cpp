@@ -5,7 +5,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "../executor_under_test.hpp"
 #include "host_test_support.hpp"
@@ -462,4 +464,366 @@ TEST_CASE("params of every type broadcast into expressions", "[host][operators][
     }
     CHECK(wrong == 0);
   }
+}
+
+// --- issue 13: %, fmod, pow, the bitwise operators and shifts, rounding, and
+// the transcendentals erf, gelu, gelu_tanh, exp2, log1p --------------------------
+// The expected values are written here from the rules of
+// backend/element_ops.hpp's header, not computed by it. Exact results
+// (integers, floor, ceil, round, fmod) must match bit for bit on every
+// backend; the transcendentals match the host's libm exactly on the host and
+// stay within the ulp bounds below on the GPU (docs/concepts.md, "Values and
+// types").
+
+namespace {
+
+// Distance in units in the last place between two finite values of one type
+// (NaNs: 0 if both are NaN, else the largest distance).
+template <class T>
+std::uint64_t ulp_distance(T a, T b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : ~std::uint64_t{0};
+  using bits = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+  auto ordered = [](T v) {
+    bits b;
+    std::memcpy(&b, &v, sizeof b);
+    return b < 0 ? static_cast<std::int64_t>(std::numeric_limits<bits>::min()) - b
+                 : static_cast<std::int64_t>(b);
+  };
+  const std::int64_t x = ordered(a), y = ordered(b);
+  return static_cast<std::uint64_t>(x > y ? x - y : y - x);
+}
+
+// GPU bounds, against the host's libm: CUDA's erf, exp2, log1p are within
+// 2 ulps of the exact result and glibc's within 1-2; pow composes a log and
+// an exp; gelu and gelu_tanh compose several rounded operations, and 1 +
+// erf(x / sqrt 2) cancels for negative x, so their bound is in ulps of
+// max(|x|, |result|) rather than of the result.
+inline constexpr std::uint64_t gpu_ulps_elementary = 4;  // erf, exp2, log1p
+inline constexpr std::uint64_t gpu_ulps_pow = 8;
+inline constexpr std::uint64_t gpu_ulps_gelu = 8;  // of max(|x|, |gelu(x)|)
+
+template <class T>
+bool within_ulps(T got, T want, std::uint64_t host_ulps, std::uint64_t gpu_ulps) {
+  return ulp_distance(got, want) <= (backend_test::on_gpu ? gpu_ulps : host_ulps);
+}
+// gelu's bound: ulps of max(|x|, |want|).
+template <class T>
+bool gelu_close(T got, T want, T x) {
+  if (!backend_test::on_gpu) return ulp_distance(got, want) == 0;
+  const T scale = std::fabs(x) > std::fabs(want) ? std::fabs(x) : std::fabs(want);
+  const T ulp = std::nextafter(scale, std::numeric_limits<T>::infinity()) - scale;
+  return std::fabs(double(got) - double(want)) <= double(gpu_ulps_gelu) * double(ulp);
+}
+
+template <class T>
+constexpr auto integer_ops = sd::program([](sd::builder& p) {
+  auto a = p.input<T>("a");
+  auto b = p.input<T>("b");
+  auto rem = p.output<T>("rem");
+  auto fm = p.output<T>("fm");
+  auto pw = p.output<T>("pw");
+  auto band = p.output<T>("band");
+  auto bor = p.output<T>("bor");
+  auto bxor = p.output<T>("bxor");
+  auto bnot = p.output<T>("bnot");
+  auto shl = p.output<T>("shl");
+  auto shr = p.output<T>("shr");
+  auto rounded = p.output<T>("rounded");
+  rem = a % b;
+  fm = sd::fmod(a, b);
+  pw = sd::pow(a, b);
+  band = a & b;
+  bor = a | b;
+  bxor = a ^ b;
+  bnot = ~a;
+  shl = a << b;
+  shr = a >> b;
+  rounded = sd::floor(a) + sd::ceil(a) - sd::round(a);  // an integer's floor, ceil and round are itself
+});
+
+// The rules, in plain C++ on the widest types.
+template <class T>
+T want_rem(T a, T b) {
+  if (b == 0) return 0;
+  if (std::is_signed_v<T> && b == T(-1)) return 0;
+  return static_cast<T>(a % b);
+}
+template <class T>
+T want_pow(T a, T b) {
+  if (b < 0) return a == 1 ? T(1) : a == T(-1) ? T((b % 2 != 0) ? -1 : 1) : T(0);
+  std::uint64_t r = 1;
+  for (T k = 0; k < b; ++k) r *= static_cast<std::uint64_t>(a);  // wraps modulo 2^64, then narrowed
+  return static_cast<T>(r);
+}
+template <class T>
+T want_shl(T a, T b) {
+  if (b < 0 || b >= T(sizeof(T) * 8)) return 0;
+  return static_cast<T>(static_cast<std::uint64_t>(a) << b);
+}
+template <class T>
+T want_shr(T a, T b) {
+  if (b < 0 || b >= T(sizeof(T) * 8)) return a < 0 ? T(-1) : T(0);
+  return static_cast<T>(a >> b);
+}
+
+template <class T>
+void check_integer_ops() {
+  constexpr T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  constexpr T width = T(sizeof(T) * 8);
+  // Edge pairs first, then ordinary values (exponents and shifts kept small).
+  std::vector<T> a{lo, lo, hi, 7, -7, 7, -7, 5, 1, -1, -1, 2, 3, -8, -8, 1, 1, -1, 5, lo, hi, 2, 0, 0};
+  std::vector<T> b{-1, 0, -1,  3,         3,  -3,    -3,        0,  -5, -5,        -4, width,
+                   2,  1, 100, width - 1, -1, width, width + 1, lo, 1,  width - 2, 0,  -1};
+  for (std::size_t i = 0; a.size() < 300; ++i) {
+    a.push_back(static_cast<T>(static_cast<int>(i % 61) - 30));
+    b.push_back(static_cast<T>(static_cast<int>(i % 13) - 3));
+  }
+  const std::size_t m = a.size();
+  std::vector<T> rem(m), fm(m), pw(m), band(m), bor(m), bxor(m), bnot(m), shl(m), shr(m), rounded(m);
+  backend_test::executor ex;
+  ex.run(integer_ops<T>, sd::bind("a", a), sd::bind("b", b), sd::bind("rem", rem), sd::bind("fm", fm),
+         sd::bind("pw", pw), sd::bind("band", band), sd::bind("bor", bor), sd::bind("bxor", bxor),
+         sd::bind("bnot", bnot), sd::bind("shl", shl), sd::bind("shr", shr), sd::bind("rounded", rounded));
+  // The edge cases, spelled out.
+  CHECK(rem[0] == 0);   // INT_MIN % -1
+  CHECK(rem[1] == 0);   // x % 0
+  CHECK(rem[3] == 1);   // 7 % 3
+  CHECK(rem[4] == -1);  // -7 % 3: the dividend's sign (PyTorch's % would give 2)
+  CHECK(rem[5] == 1);   // 7 % -3
+  CHECK(rem[6] == -1);
+  CHECK(pw[7] == 1);                                  // 5 ** 0
+  CHECK((pw[8] == 1 && pw[9] == -1 && pw[10] == 1));  // 1 ** -5, (-1) ** -5, (-1) ** -4
+  CHECK(pw[2] == 0);                                  // hi ** -1
+  CHECK(pw[11] == 0);                                 // 2 ** width wraps to 0
+  CHECK(pw[21] == T(T(1) << (width - 2)));            // 2 ** (width - 2)
+  CHECK(pw[12] == 9);
+  CHECK(pw[22] == 1);     // 0 ** 0
+  CHECK(pw[23] == 0);     // 0 ** -1
+  CHECK(shl[11] == 0);    // 2 << width
+  CHECK(shl[15] == lo);   // 1 << (width - 1): the sign bit
+  CHECK(shl[16] == 0);    // 1 << -1
+  CHECK(shl[13] == -16);  // -8 << 1
+  CHECK(shr[13] == -4);   // -8 >> 1: arithmetic
+  CHECK(shr[14] == -1);   // -8 >> 100: sign fill
+  CHECK(shr[17] == -1);   // -1 >> width
+  CHECK(shr[18] == 0);    // 5 >> width + 1
+  CHECK(shr[16] == 0);    // 1 >> -1
+  CHECK(shr[19] == -1);   // lo >> lo
+  CHECK(bnot[0] == hi);
+  CHECK(band[4] == (T(-7) & T(3)));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const T x = a[i], y = b[i];
+    wrong += rem[i] != want_rem(x, y);
+    wrong += fm[i] != want_rem(x, y);
+    wrong += pw[i] != want_pow(x, y);
+    wrong += band[i] != T(x & y);
+    wrong += bor[i] != T(x | y);
+    wrong += bxor[i] != T(x ^ y);
+    wrong += bnot[i] != T(~x);
+    wrong += shl[i] != want_shl(x, y);
+    wrong += shr[i] != want_shr(x, y);
+    wrong += rounded[i] != x;
+  }
+  CHECK(wrong == 0);
+}
+
+template <class T>
+constexpr auto float_ops = sd::program([](sd::builder& p) {
+  auto a = p.input<T>("a");
+  auto b = p.input<T>("b");
+  auto fl = p.output<T>("fl");
+  auto ce = p.output<T>("ce");
+  auto ro = p.output<T>("ro");
+  auto fm = p.output<T>("fm");
+  auto pw = p.output<T>("pw");
+  auto er = p.output<T>("er");
+  auto ge = p.output<T>("ge");
+  auto gt = p.output<T>("gt");
+  auto e2 = p.output<T>("e2");
+  auto lp = p.output<T>("lp");
+  fl = sd::floor(a);
+  ce = sd::ceil(a);
+  ro = sd::round(a);
+  fm = sd::fmod(a, b);
+  pw = sd::pow(a, b);
+  er = sd::erf(a);
+  ge = sd::gelu(a);
+  gt = sd::gelu_tanh(a);
+  e2 = sd::exp2(a);
+  lp = sd::log1p(a);
+});
+
+template <class T>
+bool same_bits(T x, T y) {
+  return std::memcmp(&x, &y, sizeof x) == 0 || (std::isnan(x) && std::isnan(y));
+}
+
+template <class T>
+void check_float_ops() {
+  constexpr T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  // Edge cases first: halves (round half to even), signed zeros, infinities, NaN.
+  std::vector<T> a{T(0.5), T(1.5), T(2.5), T(-2.5), T(-0.5), T(-0.0), inf,    -inf,    nan,
+                   T(2),   T(-8),  T(1),   nan,     T(0),    T(-1),   T(7.5), T(-7.5), T(1e20)};
+  std::vector<T> b{T(1),   T(2),        T(0.5), T(2), T(3),  T(0), T(2), T(3), T(0),
+                   T(0.5), T(1) / T(3), nan,    T(0), T(-1), inf,  T(2), T(2), T(3)};
+  const std::size_t edges = a.size();
+  for (std::size_t i = 0; a.size() < 700; ++i) {
+    a.push_back(static_cast<T>(-6) + static_cast<T>(i) * static_cast<T>(0.0173));
+    b.push_back(static_cast<T>(0.25) + static_cast<T>(i % 17) * static_cast<T>(0.37));
+  }
+  const std::size_t m = a.size();
+  std::vector<T> fl(m), ce(m), ro(m), fm(m), pw(m), er(m), ge(m), gt(m), e2(m), lp(m);
+  backend_test::executor ex;
+  ex.run(float_ops<T>, sd::bind("a", a), sd::bind("b", b), sd::bind("fl", fl), sd::bind("ce", ce),
+         sd::bind("ro", ro), sd::bind("fm", fm), sd::bind("pw", pw), sd::bind("er", er), sd::bind("ge", ge),
+         sd::bind("gt", gt), sd::bind("e2", e2), sd::bind("lp", lp));
+  // round: half to even
+  CHECK(ro[0] == 0);
+  CHECK(ro[1] == 2);
+  CHECK(ro[2] == 2);
+  CHECK(ro[3] == -2);
+  CHECK((ro[4] == 0 && std::signbit(ro[4])));  // -0.5 rounds to -0
+  CHECK(ro[15] == 8);
+  CHECK(ro[16] == -8);
+  // floor and ceil keep signed zeros, infinities and NaN
+  CHECK((fl[5] == 0 && std::signbit(fl[5]) && ce[5] == 0 && std::signbit(ce[5])));
+  CHECK((fl[6] == inf && ce[7] == -inf && std::isnan(fl[8]) && std::isnan(ce[8]) && std::isnan(ro[8])));
+  CHECK((fl[3] == -3 && ce[3] == -2 && fl[16] == -8 && ce[16] == -7));
+  CHECK(fl[17] == T(1e20));
+  // pow: IEEE's special cases
+  CHECK(pw[8] == 1);          // NaN ** 0
+  CHECK(pw[11] == 1);         // 1 ** NaN
+  CHECK(pw[6] == inf);        // inf ** 2
+  CHECK(pw[7] == -inf);       // (-inf) ** 3
+  CHECK(std::isnan(pw[10]));  // (-8) ** (1/3): a negative base to a non-integer power
+  CHECK(within_ulps(pw[9], std::sqrt(T(2)), 1, gpu_ulps_pow));  // 2 ** 0.5
+  CHECK(pw[13] == inf);                                         // 0 ** -1
+  CHECK(pw[14] == 1);                                           // (-1) ** inf
+  // fmod: exact, the dividend's sign; x fmod 0 and inf fmod y are NaN
+  CHECK((fm[3] == T(-0.5) && fm[15] == T(1.5) && fm[16] == T(-1.5)));
+  CHECK((std::isnan(fm[5]) && std::isnan(fm[6]) && std::isnan(fm[12])));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const T x = a[i], y = b[i];
+    wrong += !same_bits(fl[i], std::floor(x));
+    wrong += !same_bits(ce[i], std::ceil(x));
+    wrong += !same_bits(ro[i], std::rint(x));
+    wrong += !same_bits(fm[i], std::fmod(x, y));
+    wrong += !within_ulps(pw[i], std::pow(x, y), 0, gpu_ulps_pow);
+    wrong += !within_ulps(er[i], std::erf(x), 0, gpu_ulps_elementary);
+    wrong += !within_ulps(e2[i], std::exp2(x), 0, gpu_ulps_elementary);
+    wrong += !within_ulps(lp[i], std::log1p(x), 0, gpu_ulps_elementary);
+    if (i < edges) continue;  // gelu: ordinary values
+    const T gelu = T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+    const T gelu_tanh =
+        T(0.5) * x * (T(1) + std::tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x)));
+    wrong += !gelu_close(ge[i], gelu, x);
+    wrong += !gelu_close(gt[i], gelu_tanh, x);
+  }
+  CHECK(wrong == 0);
+  // gelu and its tanh approximation agree to ~1e-3, and both are x for large x and -0 or 0 for very negative
+  // x
+  for (std::size_t i = edges; i < m; ++i) CHECK(std::fabs(double(ge[i]) - double(gt[i])) < 1e-3);
+}
+
+constexpr auto bool_bitwise = sd::program([](sd::builder& p) {
+  auto a = p.input<bool>("a");
+  auto b = p.input<bool>("b");
+  auto i = p.input<int32_t>("i");
+  auto band = p.output<bool>("band");
+  auto bor = p.output<bool>("bor");
+  auto bxor = p.output<bool>("bxor");
+  auto bnot = p.output<bool>("bnot");
+  auto mixed = p.output<int32_t>("mixed");
+  band = a & b;
+  bor = a | b;
+  bxor = a ^ b;
+  bnot = ~a;
+  mixed = (a & i) | b;  // bool with an integer: the integer's type
+});
+
+// Compound assignments, params and literals as operands of the new operators.
+constexpr auto compound_and_params = sd::program([](sd::builder& p) {
+  auto x = p.inout<int64_t>("x");
+  auto k = p.param<int32_t>("k");
+  auto f = p.inout<float>("f");
+  auto e = p.param<float>("e");
+  x <<= k;
+  x %= 1000;
+  x |= 1;
+  x ^= k;
+  x &= ~int64_t{0xff00};
+  x >>= 1;
+  f = sd::pow(f, e) + sd::floor(e);
+});
+
+}  // namespace
+
+TEST_CASE("%, fmod, pow, bitwise operators and shifts on int32_t, with their edge cases",
+          "[host][operators][edge]") {
+  check_integer_ops<int32_t>();
+}
+TEST_CASE("%, fmod, pow, bitwise operators and shifts on int64_t, with their edge cases",
+          "[host][operators][edge]") {
+  check_integer_ops<int64_t>();
+}
+TEST_CASE("floor, ceil, round, fmod, pow, erf, gelu, gelu_tanh, exp2, log1p on float",
+          "[host][operators][edge]") {
+  check_float_ops<float>();
+}
+TEST_CASE("floor, ceil, round, fmod, pow, erf, gelu, gelu_tanh, exp2, log1p on double",
+          "[host][operators][edge]") {
+  check_float_ops<double>();
+}
+
+TEST_CASE("&, |, ^ and ~ of bools are logical", "[host][operators]") {
+  constexpr std::size_t m = 4 * 130;
+  bool_buffer a(m), b(m), band(m), bor(m), bxor(m), bnot(m);
+  std::vector<int32_t> i(m), mixed(m);
+  for (std::size_t k = 0; k < m; ++k) {
+    a[k] = (k & 1) != 0;
+    b[k] = (k & 2) != 0;
+    i[k] = static_cast<int32_t>(k) - 200;
+  }
+  backend_test::executor ex;
+  ex.run(bool_bitwise, sd::bind("a", a.span()), sd::bind("b", b.span()), sd::bind("i", i),
+         sd::bind("band", band.span()), sd::bind("bor", bor.span()), sd::bind("bxor", bxor.span()),
+         sd::bind("bnot", bnot.span()), sd::bind("mixed", mixed));
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    wrong += band[k] != (a[k] && b[k]);
+    wrong += bor[k] != (a[k] || b[k]);
+    wrong += bxor[k] != (a[k] != b[k]);
+    wrong += bnot[k] != !a[k];
+    wrong += mixed[k] != ((int32_t(a[k]) & i[k]) | int32_t(b[k]));
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("compound assignments, params and literals with the new operators", "[host][operators][params]") {
+  std::vector<int64_t> x(n);
+  std::vector<float> f(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    x[k] = static_cast<int64_t>(k) * 7919 - 3000000;
+    f[k] = 0.5f + static_cast<float>(k) * 0.01f;
+  }
+  const auto x0 = x;
+  const auto f0 = f;
+  backend_test::executor ex;
+  ex.run(compound_and_params, sd::bind("x", x), sd::bind("k", int32_t{3}), sd::bind("f", f),
+         sd::bind("e", 2.0f));
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    int64_t v = x0[k];
+    v = static_cast<int64_t>(static_cast<uint64_t>(v) << 3);
+    v = v % 1000;
+    v = v | 1;
+    v = v ^ 3;
+    v = v & ~int64_t{0xff00};
+    v = v >> 1;
+    wrong += x[k] != v;
+    wrong += !within_ulps(f[k], std::pow(f0[k], 2.0f) + 2.0f, 0, gpu_ulps_pow);
+  }
+  CHECK(wrong == 0);
 }
