@@ -44,7 +44,8 @@ STREAMDSL_ERROR_TEMPLATE(where_branches_have_different_types,
                          "the branches a and b of where(c, a, b) have different types")
 STREAMDSL_ERROR_TEMPLATE(
     expression_mixes_incompatible_types,
-    "an expression mixes types that cannot represent each other (__half and __nv_bfloat16)")
+    "an expression mixes types that cannot represent each other (__half and __nv_bfloat16, or uint64_t and a "
+    "signed integer)")
 STREAMDSL_ERROR_TEMPLATE(logical_operator_needs_bool_operands, "&&, || or ! has an operand that is not bool")
 STREAMDSL_ERROR_TEMPLATE(arithmetic_on_bool_operands, "arithmetic on bool operands")
 STREAMDSL_ERROR_TEMPLATE(elementwise_domains_differ, "an elementwise statement combines different domains")

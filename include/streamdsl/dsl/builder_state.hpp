@@ -248,7 +248,7 @@ class builder_state {
       case binary_rule::ok: break;
       case binary_rule::incompatible:
         expression_error(diag::error_kind::incompatible_types, r.node,
-                         messages::incompatible_operands(ir, a.node, a.type.type, b.type.type));
+                         messages::incompatible_operands(ir, a.node, a.type.type, b.node, b.type.type));
         break;
       case binary_rule::logical_needs_bool: {
         const auto bad = a.type.type != dtype::boolean ? a : b;

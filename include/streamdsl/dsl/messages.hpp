@@ -15,7 +15,7 @@ namespace streamdsl::detail::messages {
 // "an int32_t", "a float": type names as they read in a sentence.
 constexpr text a_type(dtype type) {
   text t;
-  t << (type == dtype::int32 || type == dtype::int64 ? "an " : "a ") << name_of(type);
+  t << (name_of(type)[0] == 'i' ? "an " : "a ") << name_of(type);
   return t;
 }
 
@@ -153,11 +153,15 @@ constexpr text not_of_non_bool(const ir::program& p, std::int32_t operand, dtype
   return t;
 }
 
-constexpr text incompatible_operands(const ir::program& p, std::int32_t a, dtype ta, dtype tb) {
+// Two 16-bit float types, or uint64_t and a signed integer (converted to int64_t in the suggestion).
+constexpr text incompatible_operands(const ir::program& p, std::int32_t a, dtype ta, std::int32_t b, dtype tb) {
   text t;
   t << "mixes " << name_of(ta) << " and " << name_of(tb)
     << ", which cannot represent each other; convert one side first, e.g. ";
-  spell_fix(t, p, "sd::cast<float>(", a, ")");
+  if (category_of(ta) == dtype_category::integral)
+    spell_fix(t, p, "sd::cast<int64_t>(", ta == dtype::uint64 ? a : b, ")");
+  else
+    spell_fix(t, p, "sd::cast<float>(", a, ")");
   return t;
 }
 

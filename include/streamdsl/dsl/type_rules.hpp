@@ -21,7 +21,7 @@ struct operand {
 
 enum class binary_rule : std::uint8_t {
   ok,
-  incompatible,  // the operand types cannot represent each other (__half and __nv_bfloat16)
+  incompatible,  // the operand types cannot represent each other (__half and __nv_bfloat16, uint64_t and int)
   logical_needs_bool,
   no_arithmetic_on_bool,
   needs_integers,  // an operand of %, &, |, ^, << or >> of a type the op does not take (operand_accepted)
@@ -39,7 +39,7 @@ constexpr bool operand_accepted(ir::operand_rule rule, dtype t) {
 }
 // Which operands an op accepts is its table row's operand rule.
 constexpr binary_rule check_binary(ir::op code, typed a, typed b) {
-  if (!compatible(a.type, b.type)) return binary_rule::incompatible;
+  if (!combinable(a, b)) return binary_rule::incompatible;
   switch (ir::info(code).operands) {
     case ir::operand_rule::any: break;
     case ir::operand_rule::boolean:

@@ -827,3 +827,226 @@ TEST_CASE("compound assignments, params and literals with the new operators", "[
   }
   CHECK(wrong == 0);
 }
+
+// --- every integer width -----------------------------------------------------------
+
+TEST_CASE("arithmetic, min/max, where and comparisons on int8_t", "[host][operators][widths]") {
+  check_arithmetic<std::int8_t>();
+}
+TEST_CASE("arithmetic, min/max, where and comparisons on int16_t", "[host][operators][widths]") {
+  check_arithmetic<std::int16_t>();
+}
+TEST_CASE("int8_t and int16_t wrap around and divide by zero as 0", "[host][operators][edge][widths]") {
+  check_integer_edges<std::int8_t>();
+  check_integer_edges<std::int16_t>();
+}
+TEST_CASE("%, fmod, pow, bitwise operators and shifts on int8_t and int16_t", "[host][operators][edge][widths]") {
+  check_integer_ops<std::int8_t>();
+  check_integer_ops<std::int16_t>();
+}
+
+namespace {
+template <class T>
+void check_unsigned() {
+  using wide = std::uint64_t;  // products and shifts in plain C++ without int promotion's overflow
+  constexpr T hi = std::numeric_limits<T>::max();
+  constexpr T width = T(sizeof(T) * 8);
+  std::vector<T> a{hi, hi, 7, 0, 1, 2, 2, 5, hi, 1, 0, hi};
+  std::vector<T> b{0, 1, 3, 0, T(width - 1), width, T(width - 2), 0, 2, hi, hi, hi};
+  const std::size_t edges = a.size();
+  for (std::size_t i = 0; a.size() < 400; ++i) {
+    a.push_back(static_cast<T>(i % 61));
+    b.push_back(static_cast<T>(i % 13));
+  }
+  const std::size_t m = a.size();
+  std::vector<T> add(m), sub(m), mul(m), div(m), neg(m), abs(m), relu(m), mn(m), mx(m), sel(m);
+  bool_buffer lt(m), le(m), gt(m), ge(m), eq(m), ne(m);
+  std::vector<T> rem(m), fm(m), pw(m), band(m), bor(m), bxor(m), bnot(m), shl(m), shr(m), rounded(m);
+  backend_test::executor ex;
+  ex.run(arithmetic<T>, sd::bind("a", a), sd::bind("b", b), sd::bind("add", add), sd::bind("sub", sub),
+         sd::bind("mul", mul), sd::bind("div", div), sd::bind("neg", neg), sd::bind("abs", abs),
+         sd::bind("relu", relu), sd::bind("mn", mn), sd::bind("mx", mx), sd::bind("sel", sel),
+         sd::bind("lt", lt.span()), sd::bind("le", le.span()), sd::bind("gt", gt.span()),
+         sd::bind("ge", ge.span()), sd::bind("eq", eq.span()), sd::bind("ne", ne.span()));
+  ex.run(integer_ops<T>, sd::bind("a", a), sd::bind("b", b), sd::bind("rem", rem), sd::bind("fm", fm),
+         sd::bind("pw", pw), sd::bind("band", band), sd::bind("bor", bor), sd::bind("bxor", bxor),
+         sd::bind("bnot", bnot), sd::bind("shl", shl), sd::bind("shr", shr), sd::bind("rounded", rounded));
+  CHECK(add[0] == hi);
+  CHECK(add[1] == 0);       // hi + 1 wraps
+  CHECK(sub[3] == 0);
+  CHECK(neg[4] == hi);      // -1 wraps to the maximum
+  CHECK(div[0] == 0);       // x / 0
+  CHECK(div[8] == T(hi / 2));
+  CHECK(rem[0] == 0);       // x % 0
+  CHECK(rem[9] == 1);       // 1 % hi (hi is no -1 for an unsigned type)
+  CHECK(rem[11] == 0);      // hi % hi
+  CHECK(pw[8] == 1);        // hi ** 2 wraps to 1
+  CHECK(pw[9] == 1);        // 1 ** hi
+  CHECK(pw[10] == 0);       // 0 ** hi
+  CHECK(pw[5] == 0);        // 2 ** width wraps to 0
+  CHECK(shl[4] == T(wide{1} << (width - 1)));  // the top bit
+  CHECK(shl[5] == 0);       // 2 << width
+  CHECK(shr[0] == hi);      // hi >> 0
+  CHECK(shr[11] == 0);      // hi >> hi: out of range, an unsigned value fills with 0
+  CHECK(bnot[3] == hi);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const T x = a[i], y = b[i];
+    wrong += add[i] != static_cast<T>(wide{x} + y);
+    wrong += sub[i] != static_cast<T>(wide{x} - y);
+    wrong += mul[i] != static_cast<T>(wide{x} * y);
+    wrong += div[i] != (y == 0 ? T(0) : static_cast<T>(x / y));
+    wrong += neg[i] != static_cast<T>(wide{0} - x);
+    wrong += abs[i] != x;
+    wrong += relu[i] != x;
+    wrong += mn[i] != (y < x ? y : x);
+    wrong += mx[i] != (x < y ? y : x);
+    wrong += sel[i] != (x > y ? x : static_cast<T>(wide{y} * 2));
+    wrong += lt[i] != (x < y);
+    wrong += le[i] != (x <= y);
+    wrong += gt[i] != (x > y);
+    wrong += ge[i] != (x >= y);
+    wrong += eq[i] != (x == y);
+    wrong += ne[i] != (x != y);
+    wrong += rem[i] != (y == 0 ? T(0) : static_cast<T>(x % y));
+    wrong += fm[i] != rem[i];
+    if (i >= edges) {  // small exponents: multiply out
+      wide r = 1;
+      for (T k = 0; k < y; ++k) r *= x;
+      wrong += pw[i] != static_cast<T>(r);
+    }
+    wrong += band[i] != T(x & y);
+    wrong += bor[i] != T(x | y);
+    wrong += bxor[i] != T(x ^ y);
+    wrong += bnot[i] != T(~x);
+    wrong += shl[i] != (y >= width ? T(0) : static_cast<T>(wide{x} << y));
+    wrong += shr[i] != (y >= width ? T(0) : static_cast<T>(x >> y));
+    wrong += rounded[i] != x;
+  }
+  CHECK(wrong == 0);
+}
+}  // namespace
+
+TEST_CASE("every operator on uint8_t", "[host][operators][widths]") { check_unsigned<std::uint8_t>(); }
+TEST_CASE("every operator on uint16_t", "[host][operators][widths]") { check_unsigned<std::uint16_t>(); }
+TEST_CASE("every operator on uint32_t", "[host][operators][widths]") { check_unsigned<std::uint32_t>(); }
+TEST_CASE("every operator on uint64_t", "[host][operators][widths]") { check_unsigned<std::uint64_t>(); }
+
+namespace {
+constexpr auto width_conversions = sd::program([](sd::builder& p) {
+  auto f = p.input<float>("f");
+  auto d = p.input<double>("d");
+  auto i = p.input<int32_t>("i");
+  auto to_u8 = p.output<std::uint8_t>("to_u8");
+  auto to_i8 = p.output<std::int8_t>("to_i8");
+  auto to_u16 = p.output<std::uint16_t>("to_u16");
+  auto to_i16 = p.output<std::int16_t>("to_i16");
+  auto to_u32 = p.output<std::uint32_t>("to_u32");
+  auto to_u64 = p.output<std::uint64_t>("to_u64");
+  auto wrapped = p.output<std::uint8_t>("wrapped");
+  to_u8 = sd::cast<std::uint8_t>(f);
+  to_i8 = sd::cast<std::int8_t>(f);
+  to_u16 = sd::cast<std::uint16_t>(f);
+  to_i16 = sd::cast<std::int16_t>(f);
+  to_u32 = sd::cast<std::uint32_t>(d);
+  to_u64 = sd::cast<std::uint64_t>(d);
+  wrapped = sd::cast<std::uint8_t>(i);               // integer narrowing wraps
+});
+}  // namespace
+
+TEST_CASE("float to every integer width truncates, saturates and maps NaN to 0; integer narrowing wraps",
+          "[host][operators][edge][widths]") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> f{2.7f, -2.7f, 300.0f, -300.0f, nan, inf, -inf, 70000.0f, 5e9f, 2e19f};
+  const std::vector<double> d{2.7, -2.7, 300.0, -300.0, double(nan), double(inf), -double(inf), 70000.0, 5e9, 2e19};
+  const std::vector<int32_t> i{300, -1, 255, 256, -256, 0, 1, 127, 128, -129};
+  const std::size_t m = f.size();
+  std::vector<std::uint8_t> to_u8(m), wrapped(m);
+  std::vector<std::int8_t> to_i8(m);
+  std::vector<std::uint16_t> to_u16(m);
+  std::vector<std::int16_t> to_i16(m);
+  std::vector<std::uint32_t> to_u32(m);
+  std::vector<std::uint64_t> to_u64(m);
+  backend_test::executor ex;
+  ex.run(width_conversions, sd::bind("f", f), sd::bind("d", d), sd::bind("i", i), sd::bind("to_u8", to_u8),
+         sd::bind("to_i8", to_i8), sd::bind("to_u16", to_u16), sd::bind("to_i16", to_i16),
+         sd::bind("to_u32", to_u32), sd::bind("to_u64", to_u64), sd::bind("wrapped", wrapped));
+  constexpr std::uint32_t u32max = std::numeric_limits<std::uint32_t>::max();
+  constexpr std::uint64_t u64max = std::numeric_limits<std::uint64_t>::max();
+  CHECK(to_u8 == std::vector<std::uint8_t>{2, 0, 255, 0, 0, 255, 0, 255, 255, 255});
+  CHECK(to_i8 == std::vector<std::int8_t>{2, -2, 127, -128, 0, 127, -128, 127, 127, 127});
+  CHECK(to_u16 == std::vector<std::uint16_t>{2, 0, 300, 0, 0, 65535, 0, 65535, 65535, 65535});
+  CHECK(to_i16 == std::vector<std::int16_t>{2, -2, 300, -300, 0, 32767, -32768, 32767, 32767, 32767});
+  CHECK(to_u32 == std::vector<std::uint32_t>{2, 0, 300, 0, 0, u32max, 0, 70000, u32max, u32max});
+  CHECK(to_u64 == std::vector<std::uint64_t>{2, 0, 300, 0, 0, u64max, 0, 70000, 5000000000, u64max});
+  CHECK(wrapped == std::vector<std::uint8_t>{44, 255, 255, 0, 0, 0, 1, 127, 128, 127});
+}
+
+namespace {
+constexpr auto width_promotions = sd::program([](sd::builder& p) {
+  auto u8 = p.input<std::uint8_t>("u8");
+  auto i8 = p.input<std::int8_t>("i8");
+  auto u16 = p.input<std::uint16_t>("u16");
+  auto u32 = p.input<std::uint32_t>("u32");
+  auto u64 = p.input<std::uint64_t>("u64");
+  auto pu8 = p.param<std::uint8_t>("pu8");
+  auto pi16 = p.param<std::int16_t>("pi16");
+  auto pu64 = p.param<std::uint64_t>("pu64");
+  auto sum8 = p.output<std::int16_t>("sum8");    // uint8_t + int8_t: int16_t
+  auto sum16 = p.output<std::int32_t>("sum16");  // uint16_t + int8_t: int32_t
+  auto sum32 = p.output<std::int64_t>("sum32");  // uint32_t * int8_t: int64_t
+  auto big = p.output<std::uint64_t>("big");     // uint64_t + a uint64_t param and a literal
+  auto scaled = p.output<float>("scaled");       // uint8_t * 0.5: float
+  auto weak = p.output<std::uint8_t>("weak");    // uint8_t + int16_t param: uint8_t (a param is weak)
+  auto widened = p.output<std::int64_t>("widened");  // uint8_t stored in int64_t without a cast
+  sum8 = u8 + i8;
+  sum16 = u16 + i8;
+  sum32 = u32 * i8;
+  big = u64 + pu64 + 1;
+  scaled = u8 * 0.5;
+  weak = u8 + pi16 + pu8;
+  widened = u8;
+});
+}  // namespace
+
+TEST_CASE("promotion between integer widths, params of narrow types and uint64_t params past INT64_MAX",
+          "[host][operators][params][widths]") {
+  const std::size_t m = 600;
+  std::vector<std::uint8_t> u8(m);
+  std::vector<std::int8_t> i8(m);
+  std::vector<std::uint16_t> u16(m);
+  std::vector<std::uint32_t> u32(m);
+  std::vector<std::uint64_t> u64(m);
+  for (std::size_t k = 0; k < m; ++k) {
+    u8[k] = static_cast<std::uint8_t>(k * 7);
+    i8[k] = static_cast<std::int8_t>(static_cast<int>(k % 256) - 128);
+    u16[k] = static_cast<std::uint16_t>(65535 - k * 101);
+    u32[k] = static_cast<std::uint32_t>(4294967295u - k * 1000003u);
+    u64[k] = std::uint64_t{k} * 0x9e3779b97f4a7c15u;
+  }
+  const std::uint64_t pu64 = (std::uint64_t{1} << 63) + 5;  // past INT64_MAX: its bits must survive
+  std::vector<std::int16_t> sum8(m);
+  std::vector<std::int32_t> sum16(m);
+  std::vector<std::int64_t> sum32(m), widened(m);
+  std::vector<std::uint64_t> big(m);
+  std::vector<float> scaled(m);
+  std::vector<std::uint8_t> weak(m);
+  backend_test::executor ex;
+  ex.run(width_promotions, sd::bind("u8", u8), sd::bind("i8", i8), sd::bind("u16", u16), sd::bind("u32", u32),
+         sd::bind("u64", u64), sd::bind("pu8", std::uint8_t{250}), sd::bind("pi16", std::int16_t{-300}),
+         sd::bind("pu64", pu64), sd::bind("sum8", sum8), sd::bind("sum16", sum16), sd::bind("sum32", sum32),
+         sd::bind("big", big), sd::bind("scaled", scaled), sd::bind("weak", weak), sd::bind("widened", widened));
+  std::size_t wrong = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    wrong += sum8[k] != std::int16_t(std::int16_t(u8[k]) + std::int16_t(i8[k]));
+    wrong += sum16[k] != std::int32_t(u16[k]) + std::int32_t(i8[k]);
+    wrong += sum32[k] != std::int64_t(u32[k]) * std::int64_t(i8[k]);
+    wrong += big[k] != u64[k] + pu64 + 1;
+    wrong += scaled[k] != float(u8[k]) * 0.5f;
+    // the int16_t param becomes uint8_t first: -300 wraps to 212
+    wrong += weak[k] != std::uint8_t(u8[k] + std::uint8_t(-300) + 250);
+    wrong += widened[k] != std::int64_t(u8[k]);
+  }
+  CHECK(wrong == 0);
+}
