@@ -94,7 +94,8 @@ TEST_CASE("every integer width: names, sizes, categories, traits", "[dtype]") {
     const auto t = static_cast<dtype>(k);
     CHECK(sd::name_of(t) != "?");
     CHECK(sd::size_of(t) >= 1);
-    CHECK((sd::category_of(t) == sd::dtype_category::integral) == (sd::is_signed_integer(t) || sd::is_unsigned_integer(t)));
+    CHECK((sd::category_of(t) == sd::dtype_category::integral) ==
+          (sd::is_signed_integer(t) || sd::is_unsigned_integer(t)));
   }
 }
 

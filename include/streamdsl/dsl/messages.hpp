@@ -154,7 +154,8 @@ constexpr text not_of_non_bool(const ir::program& p, std::int32_t operand, dtype
 }
 
 // Two 16-bit float types, or uint64_t and a signed integer (converted to int64_t in the suggestion).
-constexpr text incompatible_operands(const ir::program& p, std::int32_t a, dtype ta, std::int32_t b, dtype tb) {
+constexpr text incompatible_operands(const ir::program& p, std::int32_t a, dtype ta, std::int32_t b,
+                                     dtype tb) {
   text t;
   t << "mixes " << name_of(ta) << " and " << name_of(tb)
     << ", which cannot represent each other; convert one side first, e.g. ";

@@ -105,7 +105,8 @@ constexpr bool is_signed_integer(dtype t) { return t >= dtype::int8 && t <= dtyp
 // __half and __nv_bfloat16 cannot represent each other, nor can uint64_t and
 // a signed integer type (no wider signed type holds both); mixing them needs a cast.
 constexpr bool compatible(dtype a, dtype b) {
-  if ((a == dtype::float16 && b == dtype::bfloat16) || (a == dtype::bfloat16 && b == dtype::float16)) return false;
+  if ((a == dtype::float16 && b == dtype::bfloat16) || (a == dtype::bfloat16 && b == dtype::float16))
+    return false;
   return !((a == dtype::uint64 && is_signed_integer(b)) || (b == dtype::uint64 && is_signed_integer(a)));
 }
 
@@ -125,9 +126,7 @@ constexpr dtype promote_integers(dtype a, dtype b) {
 }
 
 // Floating types by precision (the 16-bit ones, which do not mix, alike).
-constexpr int floating_rank(dtype t) {
-  return t == dtype::float64 ? 2 : t == dtype::float32 ? 1 : 0;
-}
+constexpr int floating_rank(dtype t) { return t == dtype::float64 ? 2 : t == dtype::float32 ? 1 : 0; }
 
 // Usual promotion between two operands of equal strength: the higher
 // category wins (bool < integers < floating types), within one the wider
@@ -173,7 +172,8 @@ constexpr typed combine(typed a, typed b) {
 // they are integers and one operand is weaker (it takes the other's type;
 // no promotion between them is needed).
 constexpr bool combinable(typed a, typed b) {
-  return compatible(a.type, b.type) || (category_of(a.type) == dtype_category::integral && a.power != b.power);
+  return compatible(a.type, b.type) ||
+         (category_of(a.type) == dtype_category::integral && a.power != b.power);
 }
 
 // Whether a value of type `from` may be stored in a buffer of type `to`

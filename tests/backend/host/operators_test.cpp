@@ -840,7 +840,8 @@ TEST_CASE("int8_t and int16_t wrap around and divide by zero as 0", "[host][oper
   check_integer_edges<std::int8_t>();
   check_integer_edges<std::int16_t>();
 }
-TEST_CASE("%, fmod, pow, bitwise operators and shifts on int8_t and int16_t", "[host][operators][edge][widths]") {
+TEST_CASE("%, fmod, pow, bitwise operators and shifts on int8_t and int16_t",
+          "[host][operators][edge][widths]") {
   check_integer_ops<std::int8_t>();
   check_integer_ops<std::int16_t>();
 }
@@ -872,22 +873,22 @@ void check_unsigned() {
          sd::bind("pw", pw), sd::bind("band", band), sd::bind("bor", bor), sd::bind("bxor", bxor),
          sd::bind("bnot", bnot), sd::bind("shl", shl), sd::bind("shr", shr), sd::bind("rounded", rounded));
   CHECK(add[0] == hi);
-  CHECK(add[1] == 0);       // hi + 1 wraps
+  CHECK(add[1] == 0);  // hi + 1 wraps
   CHECK(sub[3] == 0);
-  CHECK(neg[4] == hi);      // -1 wraps to the maximum
-  CHECK(div[0] == 0);       // x / 0
+  CHECK(neg[4] == hi);  // -1 wraps to the maximum
+  CHECK(div[0] == 0);   // x / 0
   CHECK(div[8] == T(hi / 2));
-  CHECK(rem[0] == 0);       // x % 0
-  CHECK(rem[9] == 1);       // 1 % hi (hi is no -1 for an unsigned type)
-  CHECK(rem[11] == 0);      // hi % hi
-  CHECK(pw[8] == 1);        // hi ** 2 wraps to 1
-  CHECK(pw[9] == 1);        // 1 ** hi
-  CHECK(pw[10] == 0);       // 0 ** hi
-  CHECK(pw[5] == 0);        // 2 ** width wraps to 0
+  CHECK(rem[0] == 0);                          // x % 0
+  CHECK(rem[9] == 1);                          // 1 % hi (hi is no -1 for an unsigned type)
+  CHECK(rem[11] == 0);                         // hi % hi
+  CHECK(pw[8] == 1);                           // hi ** 2 wraps to 1
+  CHECK(pw[9] == 1);                           // 1 ** hi
+  CHECK(pw[10] == 0);                          // 0 ** hi
+  CHECK(pw[5] == 0);                           // 2 ** width wraps to 0
   CHECK(shl[4] == T(wide{1} << (width - 1)));  // the top bit
-  CHECK(shl[5] == 0);       // 2 << width
-  CHECK(shr[0] == hi);      // hi >> 0
-  CHECK(shr[11] == 0);      // hi >> hi: out of range, an unsigned value fills with 0
+  CHECK(shl[5] == 0);                          // 2 << width
+  CHECK(shr[0] == hi);                         // hi >> 0
+  CHECK(shr[11] == 0);                         // hi >> hi: out of range, an unsigned value fills with 0
   CHECK(bnot[3] == hi);
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < m; ++i) {
@@ -950,7 +951,7 @@ constexpr auto width_conversions = sd::program([](sd::builder& p) {
   to_i16 = sd::cast<std::int16_t>(f);
   to_u32 = sd::cast<std::uint32_t>(d);
   to_u64 = sd::cast<std::uint64_t>(d);
-  wrapped = sd::cast<std::uint8_t>(i);               // integer narrowing wraps
+  wrapped = sd::cast<std::uint8_t>(i);  // integer narrowing wraps
 });
 }  // namespace
 
@@ -959,7 +960,8 @@ TEST_CASE("float to every integer width truncates, saturates and maps NaN to 0; 
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> f{2.7f, -2.7f, 300.0f, -300.0f, nan, inf, -inf, 70000.0f, 5e9f, 2e19f};
-  const std::vector<double> d{2.7, -2.7, 300.0, -300.0, double(nan), double(inf), -double(inf), 70000.0, 5e9, 2e19};
+  const std::vector<double> d{2.7,         -2.7,         300.0,   -300.0, double(nan),
+                              double(inf), -double(inf), 70000.0, 5e9,    2e19};
   const std::vector<int32_t> i{300, -1, 255, 256, -256, 0, 1, 127, 128, -129};
   const std::size_t m = f.size();
   std::vector<std::uint8_t> to_u8(m), wrapped(m);
@@ -993,12 +995,12 @@ constexpr auto width_promotions = sd::program([](sd::builder& p) {
   auto pu8 = p.param<std::uint8_t>("pu8");
   auto pi16 = p.param<std::int16_t>("pi16");
   auto pu64 = p.param<std::uint64_t>("pu64");
-  auto sum8 = p.output<std::int16_t>("sum8");    // uint8_t + int8_t: int16_t
-  auto sum16 = p.output<std::int32_t>("sum16");  // uint16_t + int8_t: int32_t
-  auto sum32 = p.output<std::int64_t>("sum32");  // uint32_t * int8_t: int64_t
-  auto big = p.output<std::uint64_t>("big");     // uint64_t + a uint64_t param and a literal
-  auto scaled = p.output<float>("scaled");       // uint8_t * 0.5: float
-  auto weak = p.output<std::uint8_t>("weak");    // uint8_t + int16_t param: uint8_t (a param is weak)
+  auto sum8 = p.output<std::int16_t>("sum8");        // uint8_t + int8_t: int16_t
+  auto sum16 = p.output<std::int32_t>("sum16");      // uint16_t + int8_t: int32_t
+  auto sum32 = p.output<std::int64_t>("sum32");      // uint32_t * int8_t: int64_t
+  auto big = p.output<std::uint64_t>("big");         // uint64_t + a uint64_t param and a literal
+  auto scaled = p.output<float>("scaled");           // uint8_t * 0.5: float
+  auto weak = p.output<std::uint8_t>("weak");        // uint8_t + int16_t param: uint8_t (a param is weak)
   auto widened = p.output<std::int64_t>("widened");  // uint8_t stored in int64_t without a cast
   sum8 = u8 + i8;
   sum16 = u16 + i8;
@@ -1036,7 +1038,8 @@ TEST_CASE("promotion between integer widths, params of narrow types and uint64_t
   ex.run(width_promotions, sd::bind("u8", u8), sd::bind("i8", i8), sd::bind("u16", u16), sd::bind("u32", u32),
          sd::bind("u64", u64), sd::bind("pu8", std::uint8_t{250}), sd::bind("pi16", std::int16_t{-300}),
          sd::bind("pu64", pu64), sd::bind("sum8", sum8), sd::bind("sum16", sum16), sd::bind("sum32", sum32),
-         sd::bind("big", big), sd::bind("scaled", scaled), sd::bind("weak", weak), sd::bind("widened", widened));
+         sd::bind("big", big), sd::bind("scaled", scaled), sd::bind("weak", weak),
+         sd::bind("widened", widened));
   std::size_t wrong = 0;
   for (std::size_t k = 0; k < m; ++k) {
     wrong += sum8[k] != std::int16_t(std::int16_t(u8[k]) + std::int16_t(i8[k]));
