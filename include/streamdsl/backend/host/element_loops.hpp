@@ -264,6 +264,10 @@ constexpr loop_fn loop_for() {
 }
 
 // --- choosing a loop (for plans built at run time) ---------------------------------
+// Function templates (the `class = void` is only that), so that a unit
+// instantiates the loops of every op in every type only when it runs a plan
+// built at run time (host_executor::run(plan_view, ...)), never for a
+// compiled program, whose loops program_loops finds (loop_table.hpp).
 [[noreturn, gnu::cold, gnu::noinline]] inline void needs_cuda_headers(const char* what, dtype t) {
   detail::text msg;
   msg << "streamdsl host executor: " << what << name_of(t) << " needs CUDA's headers on the host";
@@ -301,15 +305,18 @@ loop_fn with_type(dtype t, F&& f) {
   needs_cuda_headers("element type ", t);
 }
 
-inline loop_fn fill_fn(dtype t) {
+template <class = void>
+loop_fn fill_fn(dtype t) {
   return with_type(
       t, []<class T>(type_tag<T>) -> loop_fn { return &fill_loop<typename bits_of<sizeof(T)>::type>; });
 }
-inline loop_fn broadcast_fn(dtype t) {
+template <class = void>
+loop_fn broadcast_fn(dtype t) {
   return with_type(
       t, []<class T>(type_tag<T>) -> loop_fn { return &broadcast_loop<typename bits_of<sizeof(T)>::type>; });
 }
-inline loop_fn convert_fn(dtype to, dtype from) {
+template <class = void>
+loop_fn convert_fn(dtype to, dtype from) {
   return with_type(to, [from]<class To>(type_tag<To>) -> loop_fn {
     return with_type(from, []<class From>(type_tag<From>) -> loop_fn {
       using bits = typename bits_of<sizeof(To)>::type;
@@ -320,7 +327,8 @@ inline loop_fn convert_fn(dtype to, dtype from) {
     });
   });
 }
-inline loop_fn where_fn(dtype t) {
+template <class = void>
+loop_fn where_fn(dtype t) {
   return with_type(
       t, []<class T>(type_tag<T>) -> loop_fn { return &where_loop<typename bits_of<sizeof(T)>::type>; });
 }
@@ -351,7 +359,8 @@ loop_fn specialised_loop_of(ir::op code, std::index_sequence<I...>) {
 }
 
 // The loop of an operation (unary, arithmetic or predicate) in type t.
-inline loop_fn operation_fn(ir::op code, dtype t) {
+template <class = void>
+loop_fn operation_fn(ir::op code, dtype t) {
   return with_type(t, [code]<class T>(type_tag<T>) -> loop_fn {
     if (const loop_fn f = specialised_loop_of<T>(code, std::make_index_sequence<ir::op_count>{})) return f;
     switch (ir::kind_of(code)) {
@@ -363,15 +372,16 @@ inline loop_fn operation_fn(ir::op code, dtype t) {
 }
 
 // Every loop, chosen at run time: for plans built at run time.
-inline loop_fn any_loop(const loop_key& k) {
+template <class = void>
+loop_fn any_loop(const loop_key& k) {
   switch (k.kind) {
-    case loop_kind::fill: return fill_fn(k.type);
-    case loop_kind::broadcast: return broadcast_fn(k.type);
-    case loop_kind::convert: return convert_fn(k.type, k.from);
-    case loop_kind::where: return where_fn(k.type);
+    case loop_kind::fill: return fill_fn<>(k.type);
+    case loop_kind::broadcast: return broadcast_fn<>(k.type);
+    case loop_kind::convert: return convert_fn<>(k.type, k.from);
+    case loop_kind::where: return where_fn<>(k.type);
     case loop_kind::unary:
     case loop_kind::arithmetic:
-    case loop_kind::predicate: return operation_fn(k.code, k.type);
+    case loop_kind::predicate: return operation_fn<>(k.code, k.type);
   }
   return nullptr;
 }
