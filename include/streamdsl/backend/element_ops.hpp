@@ -162,8 +162,8 @@ STREAMDSL_HD constexpr T shift_right(T a, T b) {
 template <class T>
 STREAMDSL_HD T unary(ir::op code, T a) {
   if constexpr (std::is_same_v<T, bool>) {
-    return code == ir::op::logical_not || code == ir::op::bit_not ? !a
-                                                                  : a;  // abs, relu, floor of bool: itself
+    // ! and ~ negate; abs, relu, floor, ceil, round of a bool are the bool itself
+    return code == ir::op::logical_not || code == ir::op::bit_not ? !a : a;
   } else if constexpr (std::is_integral_v<T>) {
     switch (code) {
       case ir::op::neg: return wrap_sub(T(0), a);
