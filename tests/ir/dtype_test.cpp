@@ -119,6 +119,7 @@ TEST_CASE("integer promotion is PyTorch's: an unsigned type meets a signed one i
   STATIC_REQUIRE(!sd::compatible(dtype::uint64, dtype::int64));
   STATIC_REQUIRE(!sd::compatible(dtype::int8, dtype::uint64));
   STATIC_REQUIRE(sd::compatible(dtype::uint64, dtype::uint32));
+  STATIC_REQUIRE(sd::promote(dtype::uint64, dtype::int8) == dtype::int64);  // what the error's cast suggests
   STATIC_REQUIRE(sd::compatible(dtype::uint64, dtype::boolean));
   STATIC_REQUIRE(sd::compatible(dtype::uint64, dtype::float64));
   // ... unless one is weaker: it then takes the other's type

@@ -130,10 +130,12 @@ constexpr int floating_rank(dtype t) { return t == dtype::float64 ? 2 : t == dty
 
 // Usual promotion between two operands of equal strength: the higher
 // category wins (bool < integers < floating types), within one the wider
-// type (integers: promote_integers).
+// type (integers: promote_integers). Incompatible types (which the front end
+// reports) give the type a cast would go to: float for the two 16-bit
+// floats (as PyTorch), int64_t for uint64_t with a signed integer.
 constexpr dtype promote(dtype a, dtype b) {
   if (a == b) return a;
-  if (!compatible(a, b)) return dtype::float32;
+  if (!compatible(a, b)) return category_of(a) == dtype_category::integral ? dtype::int64 : dtype::float32;
   const auto ca = category_of(a), cb = category_of(b);
   if (ca != cb) return ca > cb ? a : b;
   if (ca == dtype_category::integral) return promote_integers(a, b);
