@@ -72,3 +72,80 @@ TEST_CASE("0-d buffers promote like their C++ handle says", "[dtype]") {
   CHECK(p.ir().ok());
   CHECK(p.ir().nodes[static_cast<std::size_t>(p.ir().stmts[0].root)].type == sd::dtype::float64);
 }
+
+TEST_CASE("every integer width: names, sizes, categories, traits", "[dtype]") {
+  STATIC_REQUIRE(sd::dtype_v<std::int8_t> == dtype::int8);
+  STATIC_REQUIRE(sd::dtype_v<std::int16_t> == dtype::int16);
+  STATIC_REQUIRE(sd::dtype_v<std::uint8_t> == dtype::uint8);
+  STATIC_REQUIRE(sd::dtype_v<std::uint16_t> == dtype::uint16);
+  STATIC_REQUIRE(sd::dtype_v<const std::uint32_t> == dtype::uint32);
+  STATIC_REQUIRE(sd::dtype_v<std::uint64_t> == dtype::uint64);
+  STATIC_REQUIRE(std::is_same_v<sd::type_of<dtype::int8>, std::int8_t>);
+  STATIC_REQUIRE(std::is_same_v<sd::type_of<dtype::uint16>, std::uint16_t>);
+  STATIC_REQUIRE(std::is_same_v<sd::type_of<dtype::uint64>, std::uint64_t>);
+  STATIC_REQUIRE(!sd::element_type<char>);  // char is neither int8_t nor uint8_t
+  STATIC_REQUIRE(sd::name_of(dtype::uint8) == "uint8_t");
+  STATIC_REQUIRE(sd::name_of(dtype::int16) == "int16_t");
+  STATIC_REQUIRE(sd::size_of(dtype::int8) == 1);
+  STATIC_REQUIRE(sd::size_of(dtype::uint16) == 2);
+  STATIC_REQUIRE(sd::size_of(dtype::uint32) == 4);
+  STATIC_REQUIRE(sd::size_of(dtype::uint64) == 8);
+  for (int k = 0; k < sd::dtype_count; ++k) {
+    const auto t = static_cast<dtype>(k);
+    CHECK(sd::name_of(t) != "?");
+    CHECK(sd::size_of(t) >= 1);
+    CHECK((sd::category_of(t) == sd::dtype_category::integral) ==
+          (sd::is_signed_integer(t) || sd::is_unsigned_integer(t)));
+  }
+}
+
+TEST_CASE("integer promotion is PyTorch's: an unsigned type meets a signed one in a wider signed type",
+          "[dtype]") {
+  STATIC_REQUIRE(sd::promote(dtype::uint8, dtype::int8) == dtype::int16);  // PyTorch's uint8 + int8
+  STATIC_REQUIRE(sd::promote(dtype::int8, dtype::uint8) == dtype::int16);
+  STATIC_REQUIRE(sd::promote(dtype::uint8, dtype::int16) == dtype::int16);
+  STATIC_REQUIRE(sd::promote(dtype::uint8, dtype::int32) == dtype::int32);
+  STATIC_REQUIRE(sd::promote(dtype::uint16, dtype::int16) == dtype::int32);
+  STATIC_REQUIRE(sd::promote(dtype::uint16, dtype::int8) == dtype::int32);
+  STATIC_REQUIRE(sd::promote(dtype::uint32, dtype::int32) == dtype::int64);
+  STATIC_REQUIRE(sd::promote(dtype::uint32, dtype::int64) == dtype::int64);
+  STATIC_REQUIRE(sd::promote(dtype::uint8, dtype::uint32) == dtype::uint32);
+  STATIC_REQUIRE(sd::promote(dtype::uint64, dtype::uint8) == dtype::uint64);
+  STATIC_REQUIRE(sd::promote(dtype::int8, dtype::int16) == dtype::int16);
+  STATIC_REQUIRE(sd::promote(dtype::boolean, dtype::uint8) == dtype::uint8);
+  STATIC_REQUIRE(sd::promote(dtype::uint64, dtype::float16) == dtype::float16);
+  STATIC_REQUIRE(sd::promote(dtype::int8, dtype::float32) == dtype::float32);
+  // uint64_t and a signed type: no type holds both (PyTorch refuses it too)
+  STATIC_REQUIRE(!sd::compatible(dtype::uint64, dtype::int64));
+  STATIC_REQUIRE(!sd::compatible(dtype::int8, dtype::uint64));
+  STATIC_REQUIRE(sd::compatible(dtype::uint64, dtype::uint32));
+  STATIC_REQUIRE(sd::promote(dtype::uint64, dtype::int8) == dtype::int64);  // what the error's cast suggests
+  STATIC_REQUIRE(sd::compatible(dtype::uint64, dtype::boolean));
+  STATIC_REQUIRE(sd::compatible(dtype::uint64, dtype::float64));
+  // ... unless one is weaker: it then takes the other's type
+  constexpr sd::typed u64{dtype::uint64, strength::tensor};
+  constexpr sd::typed lit{dtype::int32, strength::literal};
+  constexpr sd::typed param64{dtype::int64, strength::scalar};
+  STATIC_REQUIRE(sd::combinable(u64, lit));
+  STATIC_REQUIRE(sd::combine(u64, lit).type == dtype::uint64);
+  STATIC_REQUIRE(sd::combinable(u64, param64));
+  STATIC_REQUIRE(sd::combine(u64, param64).type == dtype::uint64);
+  STATIC_REQUIRE(!sd::combinable(u64, {dtype::int64, strength::tensor}));
+  // a literal is weak against narrow integers too
+  STATIC_REQUIRE(sd::combine({dtype::uint8, strength::tensor}, lit).type == dtype::uint8);
+  STATIC_REQUIRE(sd::combine({dtype::int8, strength::tensor}, {dtype::float64, strength::literal}).type ==
+                 dtype::float32);
+}
+
+TEST_CASE("storing between integer widths: only what loses nothing needs no cast", "[dtype]") {
+  STATIC_REQUIRE(sd::assignable(dtype::int16, dtype::uint8));
+  STATIC_REQUIRE(sd::assignable(dtype::int64, dtype::uint32));
+  STATIC_REQUIRE(sd::assignable(dtype::uint32, dtype::uint16));
+  STATIC_REQUIRE(sd::assignable(dtype::float32, dtype::uint64));  // integers into floats, as in PyTorch
+  STATIC_REQUIRE(!sd::assignable(dtype::uint8, dtype::int8));
+  STATIC_REQUIRE(!sd::assignable(dtype::int8, dtype::uint8));
+  STATIC_REQUIRE(!sd::assignable(dtype::int32, dtype::uint32));
+  STATIC_REQUIRE(!sd::assignable(dtype::uint64, dtype::int64));
+  STATIC_REQUIRE(!sd::assignable(dtype::int64, dtype::uint64));
+  STATIC_REQUIRE(!sd::assignable(dtype::uint16, dtype::uint32));
+}

@@ -41,11 +41,11 @@ constexpr bool row_consistent(const ir::op_info& o) {
   if (o.name.empty()) return false;
   switch (o.form) {
     case ir::op_form::leaf:
-      return o.arity == 0 && o.precedence == 7 && o.spelling.empty() && o.result == ir::result_rule::leaf;
-    case ir::op_form::prefix: return o.arity == 1 && o.precedence == 6 && !o.spelling.empty();
+      return o.arity == 0 && o.precedence == 11 && o.spelling.empty() && o.result == ir::result_rule::leaf;
+    case ir::op_form::prefix: return o.arity == 1 && o.precedence == 10 && !o.spelling.empty();
     case ir::op_form::infix:
-      return o.arity == 2 && o.precedence >= 0 && o.precedence <= 5 && !o.spelling.empty();
-    case ir::op_form::call: return o.arity >= 1 && o.precedence == 7 && o.spelling == o.name;
+      return o.arity == 2 && o.precedence >= 0 && o.precedence <= 9 && !o.spelling.empty();
+    case ir::op_form::call: return o.arity >= 1 && o.precedence == 11 && o.spelling == o.name;
   }
   return false;
 }
@@ -193,4 +193,90 @@ TEST_CASE("a negation of a negative operand renders as -(-x), never --x", "[ir][
   }
   CHECK_THAT(texts, Catch::Matchers::UnorderedEquals(
                         std::vector<std::string>{"y = -(-x) + -min(x, -1.5) * -2", "b = !!(x < 1)"}));
+}
+
+TEST_CASE("the precedences of %, the shifts and the bitwise operators are C++'s", "[ir][op_table]") {
+  STATIC_REQUIRE(ir::precedence(ir::op::mod) == ir::precedence(ir::op::mul));
+  STATIC_REQUIRE(ir::precedence(ir::op::add) > ir::precedence(ir::op::shl));
+  STATIC_REQUIRE(ir::precedence(ir::op::shl) == ir::precedence(ir::op::shr));
+  STATIC_REQUIRE(ir::precedence(ir::op::shr) > ir::precedence(ir::op::lt));
+  STATIC_REQUIRE(ir::precedence(ir::op::ne) > ir::precedence(ir::op::bit_and));
+  STATIC_REQUIRE(ir::precedence(ir::op::bit_and) > ir::precedence(ir::op::bit_xor));
+  STATIC_REQUIRE(ir::precedence(ir::op::bit_xor) > ir::precedence(ir::op::bit_or));
+  STATIC_REQUIRE(ir::precedence(ir::op::bit_or) > ir::precedence(ir::op::logical_and));
+  STATIC_REQUIRE(ir::precedence(ir::op::bit_not) == ir::precedence(ir::op::neg));
+  STATIC_REQUIRE(ir::spelling(ir::op::bit_not) == "~");
+  STATIC_REQUIRE(ir::spelling(ir::op::mod) == "%");
+  STATIC_REQUIRE(ir::spelling(ir::op::shr) == ">>");
+}
+
+TEST_CASE("types_of for the rounding, transcendental, remainder, power and bitwise ops", "[ir][op_table]") {
+  constexpr typed f = tensor(dtype::float32), d = tensor(dtype::float64), i = tensor(dtype::int32),
+                  l = tensor(dtype::int64), b = tensor(dtype::boolean);
+  // floor, ceil, round keep the operand's type: of an integer, the integer
+  for (auto code : {ir::op::floor, ir::op::ceil, ir::op::round}) {
+    CHECK(ir::types_of(code, i).result == i);
+    CHECK(ir::types_of(code, d).result == d);
+  }
+  // the transcendentals compute integers in float
+  for (auto code : {ir::op::erf, ir::op::gelu, ir::op::gelu_tanh, ir::op::exp2, ir::op::log1p}) {
+    CHECK(ir::types_of(code, i).result == f);
+    CHECK(ir::types_of(code, i).compute == dtype::float32);
+    CHECK(ir::types_of(code, d).result == d);
+  }
+  // % fmod pow and the bitwise operators: the operands' common type
+  STATIC_REQUIRE(ir::types_of(ir::op::mod, i, l).result == l);
+  STATIC_REQUIRE(ir::types_of(ir::op::mod, i, literal(dtype::int64)).result == i);
+  STATIC_REQUIRE(ir::types_of(ir::op::fmod, f, d).result == d);
+  STATIC_REQUIRE(ir::types_of(ir::op::pow, i, literal(dtype::float64)).result == f);
+  STATIC_REQUIRE(ir::types_of(ir::op::pow, i, i).result == i);
+  STATIC_REQUIRE(ir::types_of(ir::op::bit_and, b, b).result == b);
+  STATIC_REQUIRE(ir::types_of(ir::op::bit_or, b, i).result == i);
+  STATIC_REQUIRE(ir::types_of(ir::op::bit_xor, i, l).compute == dtype::int64);
+  STATIC_REQUIRE(ir::types_of(ir::op::shl, l, literal(dtype::int32)).result == l);
+  STATIC_REQUIRE(ir::types_of(ir::op::shr, i, l).result == l);
+  STATIC_REQUIRE(ir::types_of(ir::op::bit_not, b).result == b);
+  STATIC_REQUIRE(ir::types_of(ir::op::bit_not, i).result == i);
+}
+
+TEST_CASE("computes_in: which compute types the front end gives each op", "[ir][op_table]") {
+  using C = sd::dtype_category;
+  STATIC_REQUIRE(ir::computes_in(ir::op::shl, C::integral));
+  STATIC_REQUIRE(!ir::computes_in(ir::op::shl, C::boolean));
+  STATIC_REQUIRE(!ir::computes_in(ir::op::shl, C::floating));
+  STATIC_REQUIRE(ir::computes_in(ir::op::bit_and, C::boolean));
+  STATIC_REQUIRE(!ir::computes_in(ir::op::bit_and, C::floating));
+  STATIC_REQUIRE(!ir::computes_in(ir::op::mod, C::floating));
+  STATIC_REQUIRE(ir::computes_in(ir::op::fmod, C::floating));
+  STATIC_REQUIRE(ir::computes_in(ir::op::fmod, C::integral));
+  STATIC_REQUIRE(!ir::computes_in(ir::op::erf, C::integral));
+  STATIC_REQUIRE(ir::computes_in(ir::op::floor, C::integral));
+  STATIC_REQUIRE(!ir::computes_in(ir::op::add, C::boolean));
+  STATIC_REQUIRE(ir::computes_in(ir::op::logical_and, C::boolean));
+  STATIC_REQUIRE(!ir::computes_in(ir::op::logical_and, C::integral));
+}
+
+TEST_CASE("the new operators render with C++'s precedence", "[ir][op_table]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto i = p.input<int32_t>("i");
+    auto j = p.input<int32_t>("j");
+    auto x = p.input<float>("x");
+    auto k = p.output<int32_t>("k");
+    auto m = p.output<int32_t>("m");
+    auto y = p.output<float>("y");
+    auto b = p.output<bool>("b");
+    k = (i + 1) << 2 | j & ~i ^ j % 3;
+    m = (i | j) & (i << (j >> 1)) % 7;
+    y = sd::pow(x, 2) + sd::fmod(x, 1.5f) + sd::gelu_tanh(sd::round(x));
+    b = (i & 1) == 0;
+  });
+  constexpr auto plan = prog.plan();
+  std::vector<std::string> texts;
+  for (const auto& st : plan.ir.stmts) {
+    const auto t = ir::statement_text(plan.ir, st);
+    texts.emplace_back(t.view().data(), t.view().size());
+  }
+  CHECK_THAT(texts, Catch::Matchers::UnorderedEquals(std::vector<std::string>{
+                        "k = i + 1 << 2 | j & ~i ^ j % 3", "m = (i | j) & (i << (j >> 1)) % 7",
+                        "y = pow(x, 2) + fmod(x, 1.5) + gelu_tanh(round(x))", "b = (i & 1) == 0"}));
 }

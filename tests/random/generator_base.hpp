@@ -14,16 +14,33 @@ namespace streamdsl::random_test::generator_detail {
 
 using detail::operand;
 
-inline constexpr dtype host_dtypes[] = {dtype::boolean, dtype::int32, dtype::int64, dtype::float32,
-                                        dtype::float64};
+// Every host dtype but bool, and the integer ones.
+inline constexpr dtype numeric_dtypes[] = {dtype::int8,    dtype::int16,  dtype::int32,  dtype::int64,
+                                           dtype::uint8,   dtype::uint16, dtype::uint32, dtype::uint64,
+                                           dtype::float32, dtype::float64};
+inline constexpr dtype integer_dtypes[] = {dtype::int8,  dtype::int16,  dtype::int32,  dtype::int64,
+                                           dtype::uint8, dtype::uint16, dtype::uint32, dtype::uint64};
 
 inline dtype random_dtype(rng& r) {
   const auto x = r.below(100);
-  if (x < 35) return dtype::float32;
-  if (x < 50) return dtype::float64;
-  if (x < 70) return dtype::int32;
-  if (x < 85) return dtype::int64;
+  if (x < 30) return dtype::float32;
+  if (x < 42) return dtype::float64;
+  if (x < 57) return dtype::int32;
+  if (x < 69) return dtype::int64;
+  if (x < 87) return integer_dtypes[r.below(8)];  // the narrow and unsigned widths (and int32, int64 again)
   return dtype::boolean;
+}
+
+// An integer value of type T: its extremes and -1 (all ones) now and then,
+// else small values around 0 (wrapped into an unsigned type).
+template <class T>
+scalar random_integer(rng& r, std::int64_t small) {
+  if (r.below(100) < 6) {
+    const T edges[] = {T(0), static_cast<T>(-1), std::numeric_limits<T>::min(),
+                       std::numeric_limits<T>::max()};
+    return scalar::of(edges[r.below(4)]);
+  }
+  return scalar::of(static_cast<T>(r.between(-small, small)));
 }
 
 // A value of type t for an input, an output's initial contents or a param:
@@ -33,6 +50,12 @@ inline scalar random_value(rng& r, dtype t) {
   const auto x = r.below(100);
   switch (t) {
     case dtype::boolean: return scalar::of(r.chance(0.5));
+    case dtype::int8: return random_integer<std::int8_t>(r, 20);
+    case dtype::int16: return random_integer<std::int16_t>(r, 300);
+    case dtype::uint8: return random_integer<std::uint8_t>(r, 20);
+    case dtype::uint16: return random_integer<std::uint16_t>(r, 300);
+    case dtype::uint32: return random_integer<std::uint32_t>(r, 1000);
+    case dtype::uint64: return random_integer<std::uint64_t>(r, 1000);
     case dtype::int32:
       if (x < 4) {
         constexpr std::int32_t edges[] = {0, -1, std::numeric_limits<std::int32_t>::min(),

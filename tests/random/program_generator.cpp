@@ -518,15 +518,30 @@ class dynamic_generator : public generator_base {
     return w == want::numeric ? numeric(depth, sh) : boolean(depth, sh);
   }
 
+  // access::binary, casting b to a's type first where the two cannot
+  // combine (uint64_t and a signed integer: the front end refuses them).
+  operand binary(ir::op code, operand a, operand b) {
+    if (!combinable(a.type, b.type)) b = access::unary(b_, ir::op::cast, b, a.type.type, a.type.type);
+    return access::binary(b_, code, a, b);
+  }
+
+  // An operand of an integer type (or bool, where `bool_too`): another one is cast to a random integer type.
+  operand integral(operand a, bool bool_too = false) {
+    const auto c = category_of(a.type.type);
+    if (c == dtype_category::integral || (bool_too && c == dtype_category::boolean)) return a;
+    const auto t = integer_dtypes[r_.below(8)];
+    return access::unary(b_, ir::op::cast, a, t, t);
+  }
+
   operand numeric(int depth, const shape& sh) {
     const auto x = r_.below(100);
     auto sub = [&](want w) { return expression(w, depth - 1, sh); };
-    if (x < 40) {
+    if (x < 32) {
       constexpr ir::op codes[] = {ir::op::add, ir::op::sub, ir::op::mul,
                                   ir::op::div, ir::op::min, ir::op::max};
-      return access::binary(b_, codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
+      return binary(codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
     }
-    if (x < 50) {
+    if (x < 40) {
       // A bool operand in arithmetic with a number promotes to the number's type.
       constexpr ir::op codes[] = {ir::op::add, ir::op::mul, ir::op::sub};
       const auto a = sub(want::numeric);
@@ -534,20 +549,38 @@ class dynamic_generator : public generator_base {
       return r_.chance(0.5) ? access::binary(b_, codes[r_.below(3)], a, b)
                             : access::binary(b_, codes[r_.below(3)], b, a);
     }
-    if (x < 62) {
-      constexpr ir::op codes[] = {ir::op::neg, ir::op::abs, ir::op::relu};
-      const auto a = sub(want::numeric);
-      return access::unary(b_, codes[r_.below(3)], a, a.type.type, a.type.type);
+    if (x < 50) {
+      // %, fmod, pow, the bitwise operators and shifts (integers only where the op says so)
+      constexpr ir::op codes[] = {ir::op::mod,    ir::op::fmod,    ir::op::pow, ir::op::bit_and,
+                                  ir::op::bit_or, ir::op::bit_xor, ir::op::shl, ir::op::shr};
+      const auto code = codes[r_.below(8)];
+      auto a = sub(want::numeric);
+      auto b = sub(want::numeric);
+      if (ir::info(code).operands != ir::operand_rule::numeric) {
+        a = integral(a);
+        b = integral(b);
+      }
+      return binary(code, a, b);
     }
-    if (x < 74) {
-      constexpr ir::op codes[] = {ir::op::exp, ir::op::log, ir::op::sqrt, ir::op::rsqrt,
-                                  ir::op::sin, ir::op::cos, ir::op::tanh, ir::op::sigmoid};
+    if (x < 60) {
+      constexpr ir::op codes[] = {ir::op::neg,  ir::op::abs,   ir::op::relu,   ir::op::floor,
+                                  ir::op::ceil, ir::op::round, ir::op::bit_not};
+      const auto code = codes[r_.below(7)];
+      auto a = sub(want::numeric);
+      if (code == ir::op::bit_not) a = integral(a);
+      return access::unary(b_, code, a, a.type.type, a.type.type);
+    }
+    if (x < 72) {
+      constexpr ir::op codes[] = {ir::op::exp,  ir::op::log,  ir::op::sqrt,      ir::op::rsqrt,
+                                  ir::op::sin,  ir::op::cos,  ir::op::tanh,      ir::op::sigmoid,
+                                  ir::op::erf,  ir::op::gelu, ir::op::gelu_tanh, ir::op::exp2,
+                                  ir::op::log1p};
       const auto a = sub(want::numeric);
       const auto t = category_of(a.type.type) == dtype_category::floating ? a.type.type : dtype::float32;
-      return access::unary(b_, codes[r_.below(8)], a, t, t);
+      return access::unary(b_, codes[r_.below(13)], a, t, t);
     }
     if (x < 84) {
-      const auto t = host_dtypes[1 + r_.below(4)];
+      const auto t = numeric_dtypes[r_.below(10)];
       return access::unary(b_, ir::op::cast, sub(r_.chance(0.3) ? want::boolean : want::numeric), t, t);
     }
     return where(sub(want::boolean), sub(want::numeric), sub(want::numeric));
@@ -558,16 +591,22 @@ class dynamic_generator : public generator_base {
     auto sub = [&](want w) { return expression(w, depth - 1, sh); };
     if (x < 45) {
       constexpr ir::op codes[] = {ir::op::lt, ir::op::le, ir::op::gt, ir::op::ge, ir::op::eq, ir::op::ne};
-      return access::binary(b_, codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
+      return binary(codes[r_.below(6)], sub(want::numeric), sub(want::numeric));
     }
     if (x < 62)
       return access::binary(b_, r_.chance(0.5) ? ir::op::logical_and : ir::op::logical_or, sub(want::boolean),
                             sub(want::boolean));
-    if (x < 72)
+    if (x < 70)
       return access::unary(b_, ir::op::logical_not, sub(want::boolean), dtype::boolean, dtype::boolean);
-    if (x < 80)
+    if (x < 76)
       return access::binary(b_, r_.chance(0.5) ? ir::op::min : ir::op::max, sub(want::boolean),
                             sub(want::boolean));
+    if (x < 82) {  // bitwise operators of bools are logical
+      constexpr ir::op codes[] = {ir::op::bit_and, ir::op::bit_or, ir::op::bit_xor};
+      if (r_.chance(0.25))
+        return access::unary(b_, ir::op::bit_not, sub(want::boolean), dtype::boolean, dtype::boolean);
+      return access::binary(b_, codes[r_.below(3)], sub(want::boolean), sub(want::boolean));
+    }
     if (x < 90) return access::unary(b_, ir::op::cast, sub(want::numeric), dtype::boolean, dtype::boolean);
     return where(sub(want::boolean), sub(want::boolean), sub(want::boolean));
   }

@@ -2,8 +2,9 @@
 // write them (sd::builder handles, expression templates, sd::with_stream with
 // nested scopes, event and stream handles, compound assignment), with the
 // structure chosen at run time. Element types are fixed by the C++ types
-// (float computations over float, int32 and double inputs); the dynamic
-// family covers the other dtypes.
+// (float computations over float, int32 and double inputs; the int32 input
+// through %, the bitwise operators and shifts first, now and then); the
+// dynamic family covers the other dtypes.
 #include <optional>
 #include <streamdsl/streamdsl.hpp>
 
@@ -175,21 +176,33 @@ class typed_generator : public generator_base {
     return with_region(o.first, o.second, [&](const auto& h) { return as_float(h, f); });
   }
   template <class H, class F>
-  static fexpr as_float(const H& h, F& f) {
-    if constexpr (std::is_same_v<typename H::value_type, float>)
+  fexpr as_float(const H& h, F& f) {
+    if constexpr (std::is_same_v<typename H::value_type, float>) {
       return f(h);
-    else
+    } else if constexpr (std::is_same_v<typename H::value_type, std::int32_t>) {
+      switch (r_.below(10)) {  // integer operators before the conversion
+        case 0: return f(sd::cast<float>(h % 7));
+        case 1: return f(sd::cast<float>((h << 3) ^ h));
+        case 2: return f(sd::cast<float>((h >> 1) | (h & 12)));
+        case 3: return f(sd::cast<float>(~h));
+        case 4: return f(sd::cast<float>(sd::pow(h, 3) >> (h % 40)));
+        default: return f(sd::cast<float>(h));
+      }
+    } else {
       return f(sd::cast<float>(h));
+    }
   }
 
   template <class A, class B>
   fexpr combine(const A& a, const B& b) {
-    switch (r_.below(6)) {
+    switch (r_.below(8)) {
       case 0: return a + b;
       case 1: return a - b;
       case 2: return a * b;
       case 3: return a / b;
       case 4: return sd::min(a, b);
+      case 5: return sd::fmod(a, b);
+      case 6: return sd::pow(sd::abs(a), b);
       default: return sd::max(a, b);
     }
   }
@@ -221,11 +234,19 @@ class typed_generator : public generator_base {
     }
     if (x < 75) {
       const auto a = expression(depth - 1, domain);
-      switch (r_.below(5)) {
+      switch (r_.below(13)) {
         case 0: return sd::abs(a);
         case 1: return sd::relu(a);
         case 2: return sd::sigmoid(a);
         case 3: return sd::tanh(a);
+        case 4: return sd::floor(a);
+        case 5: return sd::ceil(a);
+        case 6: return sd::round(a);
+        case 7: return sd::erf(a);
+        case 8: return sd::gelu(a);
+        case 9: return sd::gelu_tanh(a);
+        case 10: return sd::exp2(sd::min(a, 60.0f));
+        case 11: return sd::log1p(sd::abs(a));
         default: return sd::sqrt(sd::abs(a));
       }
     }

@@ -33,8 +33,14 @@ template <class F>
 decltype(auto) with_host_type(dtype t, F&& f) {
   switch (t) {
     case dtype::boolean: return f(type_tag<bool>{});
+    case dtype::int8: return f(type_tag<std::int8_t>{});
+    case dtype::int16: return f(type_tag<std::int16_t>{});
     case dtype::int32: return f(type_tag<std::int32_t>{});
     case dtype::int64: return f(type_tag<std::int64_t>{});
+    case dtype::uint8: return f(type_tag<std::uint8_t>{});
+    case dtype::uint16: return f(type_tag<std::uint16_t>{});
+    case dtype::uint32: return f(type_tag<std::uint32_t>{});
+    case dtype::uint64: return f(type_tag<std::uint64_t>{});
     case dtype::float32: return f(type_tag<float>{});
     case dtype::float64: return f(type_tag<double>{});
     case dtype::float16:

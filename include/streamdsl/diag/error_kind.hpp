@@ -33,6 +33,8 @@ enum class error_kind : std::uint8_t {
   bad_family_size,
   reduction_target_not_scalar,
   reduction_needs_floating,
+  bitwise_on_non_integer,
+  remainder_of_non_integer,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -61,6 +63,8 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::bad_family_size: return "family_size_must_be_positive";
     case error_kind::reduction_target_not_scalar: return "reduction_result_needs_a_0d_buffer";
     case error_kind::reduction_needs_floating: return "reduction_of_integers_needs_a_cast";
+    case error_kind::bitwise_on_non_integer: return "bitwise_operator_needs_integer_operands";
+    case error_kind::remainder_of_non_integer: return "remainder_needs_integer_operands";
   }
   return "?";
 }

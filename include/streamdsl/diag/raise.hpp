@@ -44,7 +44,8 @@ STREAMDSL_ERROR_TEMPLATE(where_branches_have_different_types,
                          "the branches a and b of where(c, a, b) have different types")
 STREAMDSL_ERROR_TEMPLATE(
     expression_mixes_incompatible_types,
-    "an expression mixes types that cannot represent each other (__half and __nv_bfloat16)")
+    "an expression mixes types that cannot represent each other (__half and __nv_bfloat16, or uint64_t and a "
+    "signed integer)")
 STREAMDSL_ERROR_TEMPLATE(logical_operator_needs_bool_operands, "&&, || or ! has an operand that is not bool")
 STREAMDSL_ERROR_TEMPLATE(arithmetic_on_bool_operands, "arithmetic on bool operands")
 STREAMDSL_ERROR_TEMPLATE(elementwise_domains_differ, "an elementwise statement combines different domains")
@@ -70,6 +71,11 @@ STREAMDSL_ERROR_TEMPLATE(reduction_result_needs_a_0d_buffer,
                          "a reduction's result is stored in a buffer over a domain; store it in a 0-d buffer")
 STREAMDSL_ERROR_TEMPLATE(reduction_of_integers_needs_a_cast,
                          "sd::mean or sd::norm of an integer expression; cast it to a floating type first")
+STREAMDSL_ERROR_TEMPLATE(
+    bitwise_operator_needs_integer_operands,
+    "~, &, |, ^ (integers or bool) or << and >> (integers) have an operand of another type")
+STREAMDSL_ERROR_TEMPLATE(remainder_needs_integer_operands,
+                         "% has an operand that is not an integer; sd::fmod is the remainder of floats")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -122,6 +128,10 @@ constexpr bool raise() {
     return reduction_result_needs_a_0d_buffer<Message>::value;
   else if constexpr (Kind == reduction_needs_floating)
     return reduction_of_integers_needs_a_cast<Message>::value;
+  else if constexpr (Kind == bitwise_on_non_integer)
+    return bitwise_operator_needs_integer_operands<Message>::value;
+  else if constexpr (Kind == remainder_of_non_integer)
+    return remainder_needs_integer_operands<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

@@ -223,6 +223,12 @@ class builder_state {
           expression_error(diag::error_kind::logical_operator_needs_bool, r.node,
                            messages::not_of_non_bool(ir, a.node, a.type.type));
         break;
+      case ir::operand_rule::integral:
+      case ir::operand_rule::integer:
+        if (!operand_accepted(ir::info(code).operands, a.type.type))
+          expression_error(diag::error_kind::bitwise_on_non_integer, r.node,
+                           messages::needs_integer_operands(ir, code, a.node, a.type.type, a.node, -1));
+        break;
     }
     return r;
   }
@@ -242,7 +248,7 @@ class builder_state {
       case binary_rule::ok: break;
       case binary_rule::incompatible:
         expression_error(diag::error_kind::incompatible_types, r.node,
-                         messages::incompatible_operands(ir, a.node, a.type.type, b.type.type));
+                         messages::incompatible_operands(ir, a.node, a.type.type, b.node, b.type.type));
         break;
       case binary_rule::logical_needs_bool: {
         const auto bad = a.type.type != dtype::boolean ? a : b;
@@ -254,6 +260,14 @@ class builder_state {
         expression_error(diag::error_kind::arithmetic_on_bool, r.node,
                          messages::arithmetic_on_bools(ir, code, a.node));
         break;
+      case binary_rule::needs_integers: {
+        const auto bad = operand_accepted(ir::info(code).operands, a.type.type) ? b : a;
+        expression_error(code == ir::op::mod ? diag::error_kind::remainder_of_non_integer
+                                             : diag::error_kind::bitwise_on_non_integer,
+                         r.node,
+                         messages::needs_integer_operands(ir, code, bad.node, bad.type.type, a.node, b.node));
+        break;
+      }
     }
     return r;
   }

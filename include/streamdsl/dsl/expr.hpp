@@ -120,6 +120,12 @@ STREAMDSL_BINARY_OPERATOR(+, add)
 STREAMDSL_BINARY_OPERATOR(-, sub)
 STREAMDSL_BINARY_OPERATOR(*, mul)
 STREAMDSL_BINARY_OPERATOR(/, div)
+STREAMDSL_BINARY_OPERATOR(%, mod)
+STREAMDSL_BINARY_OPERATOR(&, bit_and)
+STREAMDSL_BINARY_OPERATOR(|, bit_or)
+STREAMDSL_BINARY_OPERATOR(^, bit_xor)
+STREAMDSL_BINARY_OPERATOR(<<, shl)
+STREAMDSL_BINARY_OPERATOR(>>, shr)
 STREAMDSL_BINARY_OPERATOR(<, lt)
 STREAMDSL_BINARY_OPERATOR(<=, le)
 STREAMDSL_BINARY_OPERATOR(>, gt)
@@ -138,6 +144,11 @@ constexpr auto operator-(const A& a) {
 template <detail::node_like A>
 constexpr auto operator!(const A& a) {
   return detail::make_unary<ir::op::logical_not>(a);
+}
+
+template <detail::node_like A>
+constexpr auto operator~(const A& a) {
+  return detail::make_unary<ir::op::bit_not>(a);
 }
 
 }  // namespace streamdsl

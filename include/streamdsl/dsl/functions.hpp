@@ -1,6 +1,8 @@
 #pragma once
-// Elementwise functions: math, min/max, where, cast. Each appends one node.
-// Transcendentals of integers compute in float, as in PyTorch.
+// Elementwise functions: math, min/max, fmod/pow, where, cast. Each appends
+// one node. Transcendentals of integers compute in float, as in PyTorch;
+// floor, ceil and round of an integer are the integer; round rounds half to
+// even. Their per-element meaning is backend/element_ops.hpp's.
 #include "expr.hpp"
 
 namespace streamdsl {
@@ -21,6 +23,14 @@ STREAMDSL_UNARY_FUNCTION(sin)
 STREAMDSL_UNARY_FUNCTION(cos)
 STREAMDSL_UNARY_FUNCTION(tanh)
 STREAMDSL_UNARY_FUNCTION(sigmoid)
+STREAMDSL_UNARY_FUNCTION(floor)
+STREAMDSL_UNARY_FUNCTION(ceil)
+STREAMDSL_UNARY_FUNCTION(round)
+STREAMDSL_UNARY_FUNCTION(erf)
+STREAMDSL_UNARY_FUNCTION(gelu)       // x / 2 (1 + erf(x / sqrt 2))
+STREAMDSL_UNARY_FUNCTION(gelu_tanh)  // tanh approximation, as cuBLASLt's GELU epilogue
+STREAMDSL_UNARY_FUNCTION(exp2)
+STREAMDSL_UNARY_FUNCTION(log1p)
 #undef STREAMDSL_UNARY_FUNCTION
 
 #define STREAMDSL_BINARY_FUNCTION(fn)                                                              \
@@ -34,6 +44,8 @@ STREAMDSL_UNARY_FUNCTION(sigmoid)
 
 STREAMDSL_BINARY_FUNCTION(min)
 STREAMDSL_BINARY_FUNCTION(max)
+STREAMDSL_BINARY_FUNCTION(fmod)  // truncated remainder: floats as std::fmod, integers as %
+STREAMDSL_BINARY_FUNCTION(pow)
 #undef STREAMDSL_BINARY_FUNCTION
 
 // Explicit conversion: the way to store a wider value in a narrower buffer.

@@ -15,7 +15,7 @@ namespace streamdsl::detail::messages {
 // "an int32_t", "a float": type names as they read in a sentence.
 constexpr text a_type(dtype type) {
   text t;
-  t << (type == dtype::int32 || type == dtype::int64 ? "an " : "a ") << name_of(type);
+  t << (name_of(type)[0] == 'i' ? "an " : "a ") << name_of(type);
   return t;
 }
 
@@ -153,11 +153,16 @@ constexpr text not_of_non_bool(const ir::program& p, std::int32_t operand, dtype
   return t;
 }
 
-constexpr text incompatible_operands(const ir::program& p, std::int32_t a, dtype ta, dtype tb) {
+// Two 16-bit float types, or uint64_t and a signed integer (converted to int64_t in the suggestion).
+constexpr text incompatible_operands(const ir::program& p, std::int32_t a, dtype ta, std::int32_t b,
+                                     dtype tb) {
   text t;
   t << "mixes " << name_of(ta) << " and " << name_of(tb)
     << ", which cannot represent each other; convert one side first, e.g. ";
-  spell_fix(t, p, "sd::cast<float>(", a, ")");
+  if (category_of(ta) == dtype_category::integral)
+    spell_fix(t, p, "sd::cast<int64_t>(", ta == dtype::uint64 ? a : b, ")");
+  else
+    spell_fix(t, p, "sd::cast<float>(", a, ")");
   return t;
 }
 
@@ -174,6 +179,33 @@ constexpr text arithmetic_on_bools(const ir::program& p, ir::op code, std::int32
   t << "applies " << ir::spelling(code)
     << " to bool operands; use && or || for logic, or cast to a number first, e.g. ";
   spell_fix(t, p, "sd::cast<int32_t>(", a, ")");
+  return t;
+}
+
+// An operand of `code` (%, ~, &, |, ^, <<, >>) is not of a type the op
+// takes: `bad`, of type `type`; a and b are the node's operands (b = -1 for ~).
+constexpr text needs_integer_operands(const ir::program& p, ir::op code, std::int32_t bad, dtype type,
+                                      std::int32_t a, std::int32_t b) {
+  const bool remainder = code == ir::op::mod;
+  const bool shift = code == ir::op::shl || code == ir::op::shr;
+  text t;
+  t << "needs integer " << (remainder || shift ? "" : "or bool ") << "operands for "
+    << (remainder ? ""
+        : shift   ? "shift "
+                  : "bitwise ")
+    << '\'' << ir::spelling(code) << "', and '";
+  diag::append_elided(t, expr_text(p, bad).view(), 40);
+  t << "' is " << name_of(type) << "; ";
+  if (remainder && category_of(type) == dtype_category::floating) {
+    t << "for the remainder of floats write `sd::fmod(";
+    diag::append_elided(t, expr_text(p, a).view(), 40);
+    t << ", ";
+    diag::append_elided(t, expr_text(p, b).view(), 40);
+    t << ")` (truncated, as std::fmod)";
+  } else {
+    t << "cast it first, e.g. ";
+    spell_fix(t, p, "sd::cast<int32_t>(", bad, ")");
+  }
   return t;
 }
 
@@ -441,6 +473,7 @@ STREAMDSL_UNSHOWN_MESSAGE(not_of_non_bool)
 STREAMDSL_UNSHOWN_MESSAGE(incompatible_operands)
 STREAMDSL_UNSHOWN_MESSAGE(logical_of_non_bool)
 STREAMDSL_UNSHOWN_MESSAGE(arithmetic_on_bools)
+STREAMDSL_UNSHOWN_MESSAGE(needs_integer_operands)
 STREAMDSL_UNSHOWN_MESSAGE(where_condition_not_bool)
 STREAMDSL_UNSHOWN_MESSAGE(where_branches_differ)
 STREAMDSL_UNSHOWN_MESSAGE(operand_domains_differ)

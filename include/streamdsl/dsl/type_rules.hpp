@@ -21,13 +21,25 @@ struct operand {
 
 enum class binary_rule : std::uint8_t {
   ok,
-  incompatible,  // the operand types cannot represent each other (__half and __nv_bfloat16)
+  incompatible,  // the operand types cannot represent each other (__half and __nv_bfloat16, uint64_t and int)
   logical_needs_bool,
   no_arithmetic_on_bool,
+  needs_integers,  // an operand of %, &, |, ^, << or >> of a type the op does not take (operand_accepted)
 };
+
+// Whether one operand of type t meets an integer-only rule (integral:
+// integers or bool; integer: integers); the other rules always hold for one
+// operand.
+constexpr bool operand_accepted(ir::operand_rule rule, dtype t) {
+  switch (rule) {
+    case ir::operand_rule::integral: return category_of(t) != dtype_category::floating;
+    case ir::operand_rule::integer: return category_of(t) == dtype_category::integral;
+    default: return true;
+  }
+}
 // Which operands an op accepts is its table row's operand rule.
 constexpr binary_rule check_binary(ir::op code, typed a, typed b) {
-  if (!compatible(a.type, b.type)) return binary_rule::incompatible;
+  if (!combinable(a, b)) return binary_rule::incompatible;
   switch (ir::info(code).operands) {
     case ir::operand_rule::any: break;
     case ir::operand_rule::boolean:
@@ -37,6 +49,12 @@ constexpr binary_rule check_binary(ir::op code, typed a, typed b) {
       // combine(a, b) is bool exactly when both are (bool is the only type of
       // the lowest category): no need to combine here.
       if (a.type == dtype::boolean && b.type == dtype::boolean) return binary_rule::no_arithmetic_on_bool;
+      break;
+    case ir::operand_rule::integral:
+    case ir::operand_rule::integer:
+      if (!operand_accepted(ir::info(code).operands, a.type) ||
+          !operand_accepted(ir::info(code).operands, b.type))
+        return binary_rule::needs_integers;
       break;
   }
   return binary_rule::ok;

@@ -2,6 +2,11 @@
 // Element types, their names, and the promotion rules (docs/concepts.md, "Values and types"):
 // buffers promote as usual, literal scalars are weak (they never widen a
 // buffer's type), and 0-d values (params) sit between the two, as in PyTorch.
+// Integers of every width, signed and unsigned: an unsigned type with a
+// signed one of the same or a smaller width promotes to the next wider
+// signed type (uint8_t + int8_t is int16_t, as in PyTorch); uint64_t has no
+// wider signed type, and mixing it with a signed integer of equal strength
+// is refused (PyTorch 2.x refuses it too).
 #include <cstdint>
 #include <type_traits>
 
@@ -21,7 +26,24 @@ struct __nv_bfloat16;
 
 namespace streamdsl {
 
-enum class dtype : std::uint8_t { boolean, int32, int64, float16, bfloat16, float32, float64 };
+// Integers in order of width, signed then unsigned; tests and the host
+// executor's loop table index by the enumerator.
+enum class dtype : std::uint8_t {
+  boolean,
+  int8,
+  int16,
+  int32,
+  int64,
+  uint8,
+  uint16,
+  uint32,
+  uint64,
+  float16,
+  bfloat16,
+  float32,
+  float64,
+};
+inline constexpr int dtype_count = static_cast<int>(dtype::float64) + 1;
 
 enum class dtype_category : std::uint8_t { boolean, integral, floating };
 
@@ -31,8 +53,14 @@ enum class strength : std::uint8_t { literal, scalar, tensor };
 constexpr detail::string_view name_of(dtype t) {
   switch (t) {
     case dtype::boolean: return "bool";
+    case dtype::int8: return "int8_t";
+    case dtype::int16: return "int16_t";
     case dtype::int32: return "int32_t";
     case dtype::int64: return "int64_t";
+    case dtype::uint8: return "uint8_t";
+    case dtype::uint16: return "uint16_t";
+    case dtype::uint32: return "uint32_t";
+    case dtype::uint64: return "uint64_t";
     case dtype::float16: return "__half";
     case dtype::bfloat16: return "__nv_bfloat16";
     case dtype::float32: return "float";
@@ -43,12 +71,18 @@ constexpr detail::string_view name_of(dtype t) {
 
 constexpr std::size_t size_of(dtype t) {
   switch (t) {
-    case dtype::boolean: return 1;
+    case dtype::boolean:
+    case dtype::int8:
+    case dtype::uint8: return 1;
+    case dtype::int16:
+    case dtype::uint16:
     case dtype::float16:
     case dtype::bfloat16: return 2;
     case dtype::int32:
+    case dtype::uint32:
     case dtype::float32: return 4;
     case dtype::int64:
+    case dtype::uint64:
     case dtype::float64: return 8;
   }
   return 0;
@@ -57,35 +91,55 @@ constexpr std::size_t size_of(dtype t) {
 constexpr dtype_category category_of(dtype t) {
   switch (t) {
     case dtype::boolean: return dtype_category::boolean;
-    case dtype::int32:
-    case dtype::int64: return dtype_category::integral;
-    default: return dtype_category::floating;
-  }
-}
-
-// __half and __nv_bfloat16 cannot represent each other; mixing them needs a cast.
-constexpr bool compatible(dtype a, dtype b) {
-  return !((a == dtype::float16 && b == dtype::bfloat16) || (a == dtype::bfloat16 && b == dtype::float16));
-}
-
-constexpr int rank_of(dtype t) {
-  switch (t) {
-    case dtype::boolean: return 0;
-    case dtype::int32: return 1;
-    case dtype::int64: return 2;
     case dtype::float16:
-    case dtype::bfloat16: return 3;
-    case dtype::float32: return 4;
-    case dtype::float64: return 5;
+    case dtype::bfloat16:
+    case dtype::float32:
+    case dtype::float64: return dtype_category::floating;
+    default: return dtype_category::integral;
   }
-  return 0;
 }
 
-// Usual promotion between two operands of equal strength.
+constexpr bool is_unsigned_integer(dtype t) { return t >= dtype::uint8 && t <= dtype::uint64; }
+constexpr bool is_signed_integer(dtype t) { return t >= dtype::int8 && t <= dtype::int64; }
+
+// __half and __nv_bfloat16 cannot represent each other, nor can uint64_t and
+// a signed integer type (no wider signed type holds both); mixing them needs a cast.
+constexpr bool compatible(dtype a, dtype b) {
+  if ((a == dtype::float16 && b == dtype::bfloat16) || (a == dtype::bfloat16 && b == dtype::float16))
+    return false;
+  return !((a == dtype::uint64 && is_signed_integer(b)) || (b == dtype::uint64 && is_signed_integer(a)));
+}
+
+// The signed integer type of `bytes` bytes (1, 2, 4 or 8).
+constexpr dtype signed_integer_of_size(std::size_t bytes) {
+  return bytes == 1 ? dtype::int8 : bytes == 2 ? dtype::int16 : bytes == 4 ? dtype::int32 : dtype::int64;
+}
+
+// Two integer types (compatible): the wider of two of one signedness; an
+// unsigned type and a wider signed one: the signed one; otherwise the signed
+// type of twice the unsigned one's width.
+constexpr dtype promote_integers(dtype a, dtype b) {
+  if (is_unsigned_integer(a) == is_unsigned_integer(b)) return size_of(a) >= size_of(b) ? a : b;
+  const dtype u = is_unsigned_integer(a) ? a : b;
+  const dtype s = is_unsigned_integer(a) ? b : a;
+  return size_of(s) > size_of(u) ? s : signed_integer_of_size(2 * size_of(u));
+}
+
+// Floating types by precision (the 16-bit ones, which do not mix, alike).
+constexpr int floating_rank(dtype t) { return t == dtype::float64 ? 2 : t == dtype::float32 ? 1 : 0; }
+
+// Usual promotion between two operands of equal strength: the higher
+// category wins (bool < integers < floating types), within one the wider
+// type (integers: promote_integers). Incompatible types (which the front end
+// reports) give the type a cast would go to: float for the two 16-bit
+// floats (as PyTorch), int64_t for uint64_t with a signed integer.
 constexpr dtype promote(dtype a, dtype b) {
   if (a == b) return a;
-  if (!compatible(a, b)) return dtype::float32;
-  return rank_of(a) >= rank_of(b) ? a : b;
+  if (!compatible(a, b)) return category_of(a) == dtype_category::integral ? dtype::int64 : dtype::float32;
+  const auto ca = category_of(a), cb = category_of(b);
+  if (ca != cb) return ca > cb ? a : b;
+  if (ca == dtype_category::integral) return promote_integers(a, b);
+  return floating_rank(a) >= floating_rank(b) ? a : b;
 }
 
 struct typed {
@@ -116,6 +170,14 @@ constexpr typed combine(typed a, typed b) {
   return {hi.type, strongest};
 }
 
+// Whether two operands' types can combine: incompatible types can when
+// they are integers and one operand is weaker (it takes the other's type;
+// no promotion between them is needed).
+constexpr bool combinable(typed a, typed b) {
+  return compatible(a.type, b.type) ||
+         (category_of(a.type) == dtype_category::integral && a.power != b.power);
+}
+
 // Whether a value of type `from` may be stored in a buffer of type `to`
 // without an explicit sd::cast.
 constexpr bool assignable(dtype to, dtype from) { return compatible(to, from) && promote(to, from) == to; }
@@ -127,12 +189,36 @@ struct dtype_traits<bool> {
   static constexpr dtype value = dtype::boolean;
 };
 template <>
+struct dtype_traits<std::int8_t> {
+  static constexpr dtype value = dtype::int8;
+};
+template <>
+struct dtype_traits<std::int16_t> {
+  static constexpr dtype value = dtype::int16;
+};
+template <>
 struct dtype_traits<std::int32_t> {
   static constexpr dtype value = dtype::int32;
 };
 template <>
 struct dtype_traits<std::int64_t> {
   static constexpr dtype value = dtype::int64;
+};
+template <>
+struct dtype_traits<std::uint8_t> {
+  static constexpr dtype value = dtype::uint8;
+};
+template <>
+struct dtype_traits<std::uint16_t> {
+  static constexpr dtype value = dtype::uint16;
+};
+template <>
+struct dtype_traits<std::uint32_t> {
+  static constexpr dtype value = dtype::uint32;
+};
+template <>
+struct dtype_traits<std::uint64_t> {
+  static constexpr dtype value = dtype::uint64;
 };
 template <>
 struct dtype_traits<float> {
@@ -171,12 +257,36 @@ struct type_of_impl<dtype::boolean> {
   using type = bool;
 };
 template <>
+struct type_of_impl<dtype::int8> {
+  using type = std::int8_t;
+};
+template <>
+struct type_of_impl<dtype::int16> {
+  using type = std::int16_t;
+};
+template <>
 struct type_of_impl<dtype::int32> {
   using type = std::int32_t;
 };
 template <>
 struct type_of_impl<dtype::int64> {
   using type = std::int64_t;
+};
+template <>
+struct type_of_impl<dtype::uint8> {
+  using type = std::uint8_t;
+};
+template <>
+struct type_of_impl<dtype::uint16> {
+  using type = std::uint16_t;
+};
+template <>
+struct type_of_impl<dtype::uint32> {
+  using type = std::uint32_t;
+};
+template <>
+struct type_of_impl<dtype::uint64> {
+  using type = std::uint64_t;
 };
 template <>
 struct type_of_impl<dtype::float32> {

@@ -17,6 +17,7 @@ enum class op : std::uint8_t {
   literal,  // constant written in the program
   neg,
   logical_not,
+  bit_not,
   abs,
   exp,
   log,
@@ -27,13 +28,29 @@ enum class op : std::uint8_t {
   tanh,
   sigmoid,
   relu,
+  floor,
+  ceil,
+  round,
+  erf,
+  gelu,
+  gelu_tanh,
+  exp2,
+  log1p,
   cast,
   add,
   sub,
   mul,
   div,
+  mod,
+  fmod,
+  pow,
   min,
   max,
+  bit_and,
+  bit_or,
+  bit_xor,
+  shl,
+  shr,
   lt,
   le,
   gt,
@@ -79,8 +96,10 @@ enum class result_rule : std::uint8_t {
 // What operands an op accepts (the front end reports the others).
 enum class operand_rule : std::uint8_t {
   any,
-  numeric,  // not bool: arithmetic on bools is an error
-  boolean,  // bool only: logical operators
+  numeric,   // not bool: arithmetic on bools is an error
+  boolean,   // bool only: logical operators
+  integral,  // integers or bool: & | ^ ~ (on bools they are logical, as in PyTorch)
+  integer,   // integers only: % and the shifts
 };
 
 struct op_info {
@@ -88,7 +107,7 @@ struct op_info {
   detail::string_view name;      // the enumerator's name
   detail::string_view spelling;  // as written: the operator, or the function's name
   std::int8_t arity;             // operands (a, b, c of the node)
-  std::int8_t precedence;        // C++ precedence, higher binds tighter; 7 for leaves and calls
+  std::int8_t precedence;        // C++ precedence, higher binds tighter; 11 for leaves and calls
   op_form form;
   op_kind kind;
   result_rule result;
@@ -96,7 +115,8 @@ struct op_info {
 };
 
 // One row per op, in enum order. prec: C++ precedence (higher binds
-// tighter), 7 for leaves and calls.
+// tighter): || 0, && 1, | 2, ^ 3, & 4, == != 5, < <= > >= 6, << >> 7,
+// + - 8, * / % 9, prefix operators 10, leaves and calls 11.
 namespace rows {
 using F = op_form;
 using K = op_kind;
@@ -104,38 +124,55 @@ using R = result_rule;
 using O = operand_rule;
 // clang-format off
 inline constexpr op_info op_table[] = {
-    // code           name           spelling   arity prec form       kind           result          operands
-    {op::load,        "load",        "",        0, 7, F::leaf,   K::load,       R::leaf,        O::any},
-    {op::param,       "param",       "",        0, 7, F::leaf,   K::param,      R::leaf,        O::any},
-    {op::literal,     "literal",     "",        0, 7, F::leaf,   K::literal,    R::leaf,        O::any},
-    {op::neg,         "neg",         "-",       1, 6, F::prefix, K::unary,      R::operands,    O::numeric},
-    {op::logical_not, "logical_not", "!",       1, 6, F::prefix, K::unary,      R::boolean,     O::boolean},
-    {op::abs,         "abs",         "abs",     1, 7, F::call,   K::unary,      R::operands,    O::any},
-    {op::exp,         "exp",         "exp",     1, 7, F::call,   K::unary,      R::floating,    O::any},
-    {op::log,         "log",         "log",     1, 7, F::call,   K::unary,      R::floating,    O::any},
-    {op::sqrt,        "sqrt",        "sqrt",    1, 7, F::call,   K::unary,      R::floating,    O::any},
-    {op::rsqrt,       "rsqrt",       "rsqrt",   1, 7, F::call,   K::unary,      R::floating,    O::any},
-    {op::sin,         "sin",         "sin",     1, 7, F::call,   K::unary,      R::floating,    O::any},
-    {op::cos,         "cos",         "cos",     1, 7, F::call,   K::unary,      R::floating,    O::any},
-    {op::tanh,        "tanh",        "tanh",    1, 7, F::call,   K::unary,      R::floating,    O::any},
-    {op::sigmoid,     "sigmoid",     "sigmoid", 1, 7, F::call,   K::unary,      R::floating,    O::any},
-    {op::relu,        "relu",        "relu",    1, 7, F::call,   K::unary,      R::operands,    O::any},
-    {op::cast,        "cast",        "cast",    1, 7, F::call,   K::convert,    R::cast_target, O::any},
-    {op::add,         "add",         "+",       2, 4, F::infix,  K::arithmetic, R::operands,    O::numeric},
-    {op::sub,         "sub",         "-",       2, 4, F::infix,  K::arithmetic, R::operands,    O::numeric},
-    {op::mul,         "mul",         "*",       2, 5, F::infix,  K::arithmetic, R::operands,    O::numeric},
-    {op::div,         "div",         "/",       2, 5, F::infix,  K::arithmetic, R::operands,    O::numeric},
-    {op::min,         "min",         "min",     2, 7, F::call,   K::arithmetic, R::operands,    O::any},
-    {op::max,         "max",         "max",     2, 7, F::call,   K::arithmetic, R::operands,    O::any},
-    {op::lt,          "lt",          "<",       2, 3, F::infix,  K::predicate,  R::boolean,     O::any},
-    {op::le,          "le",          "<=",      2, 3, F::infix,  K::predicate,  R::boolean,     O::any},
-    {op::gt,          "gt",          ">",       2, 3, F::infix,  K::predicate,  R::boolean,     O::any},
-    {op::ge,          "ge",          ">=",      2, 3, F::infix,  K::predicate,  R::boolean,     O::any},
-    {op::eq,          "eq",          "==",      2, 2, F::infix,  K::predicate,  R::boolean,     O::any},
-    {op::ne,          "ne",          "!=",      2, 2, F::infix,  K::predicate,  R::boolean,     O::any},
-    {op::logical_and, "logical_and", "&&",      2, 1, F::infix,  K::predicate,  R::boolean,     O::boolean},
-    {op::logical_or,  "logical_or",  "||",      2, 0, F::infix,  K::predicate,  R::boolean,     O::boolean},
-    {op::where,       "where",       "where",   3, 7, F::call,   K::select,     R::branches,    O::any},
+    // code           name            spelling      ar  prec form       kind           result          operands
+    {op::load,         "load",         "",           0, 11, F::leaf,   K::load,       R::leaf,        O::any},
+    {op::param,        "param",        "",           0, 11, F::leaf,   K::param,      R::leaf,        O::any},
+    {op::literal,      "literal",      "",           0, 11, F::leaf,   K::literal,    R::leaf,        O::any},
+    {op::neg,          "neg",          "-",          1, 10, F::prefix, K::unary,      R::operands,    O::numeric},
+    {op::logical_not,  "logical_not",  "!",          1, 10, F::prefix, K::unary,      R::boolean,     O::boolean},
+    {op::bit_not,      "bit_not",      "~",          1, 10, F::prefix, K::unary,      R::operands,    O::integral},
+    {op::abs,          "abs",          "abs",        1, 11, F::call,   K::unary,      R::operands,    O::any},
+    {op::exp,          "exp",          "exp",        1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::log,          "log",          "log",        1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::sqrt,         "sqrt",         "sqrt",       1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::rsqrt,        "rsqrt",        "rsqrt",      1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::sin,          "sin",          "sin",        1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::cos,          "cos",          "cos",        1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::tanh,         "tanh",         "tanh",       1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::sigmoid,      "sigmoid",      "sigmoid",    1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::relu,         "relu",         "relu",       1, 11, F::call,   K::unary,      R::operands,    O::any},
+    {op::floor,        "floor",        "floor",      1, 11, F::call,   K::unary,      R::operands,    O::any},
+    {op::ceil,         "ceil",         "ceil",       1, 11, F::call,   K::unary,      R::operands,    O::any},
+    {op::round,        "round",        "round",      1, 11, F::call,   K::unary,      R::operands,    O::any},
+    {op::erf,          "erf",          "erf",        1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::gelu,         "gelu",         "gelu",       1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::gelu_tanh,    "gelu_tanh",    "gelu_tanh",  1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::exp2,         "exp2",         "exp2",       1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::log1p,        "log1p",        "log1p",      1, 11, F::call,   K::unary,      R::floating,    O::any},
+    {op::cast,         "cast",         "cast",       1, 11, F::call,   K::convert,    R::cast_target, O::any},
+    {op::add,          "add",          "+",          2, 8,  F::infix,  K::arithmetic, R::operands,    O::numeric},
+    {op::sub,          "sub",          "-",          2, 8,  F::infix,  K::arithmetic, R::operands,    O::numeric},
+    {op::mul,          "mul",          "*",          2, 9,  F::infix,  K::arithmetic, R::operands,    O::numeric},
+    {op::div,          "div",          "/",          2, 9,  F::infix,  K::arithmetic, R::operands,    O::numeric},
+    {op::mod,          "mod",          "%",          2, 9,  F::infix,  K::arithmetic, R::operands,    O::integer},
+    {op::fmod,         "fmod",         "fmod",       2, 11, F::call,   K::arithmetic, R::operands,    O::numeric},
+    {op::pow,          "pow",          "pow",        2, 11, F::call,   K::arithmetic, R::operands,    O::numeric},
+    {op::min,          "min",          "min",        2, 11, F::call,   K::arithmetic, R::operands,    O::any},
+    {op::max,          "max",          "max",        2, 11, F::call,   K::arithmetic, R::operands,    O::any},
+    {op::bit_and,      "bit_and",      "&",          2, 4,  F::infix,  K::arithmetic, R::operands,    O::integral},
+    {op::bit_or,       "bit_or",       "|",          2, 2,  F::infix,  K::arithmetic, R::operands,    O::integral},
+    {op::bit_xor,      "bit_xor",      "^",          2, 3,  F::infix,  K::arithmetic, R::operands,    O::integral},
+    {op::shl,          "shl",          "<<",         2, 7,  F::infix,  K::arithmetic, R::operands,    O::integer},
+    {op::shr,          "shr",          ">>",         2, 7,  F::infix,  K::arithmetic, R::operands,    O::integer},
+    {op::lt,           "lt",           "<",          2, 6,  F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::le,           "le",           "<=",         2, 6,  F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::gt,           "gt",           ">",          2, 6,  F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::ge,           "ge",           ">=",         2, 6,  F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::eq,           "eq",           "==",         2, 5,  F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::ne,           "ne",           "!=",         2, 5,  F::infix,  K::predicate,  R::boolean,     O::any},
+    {op::logical_and,  "logical_and",  "&&",         2, 1,  F::infix,  K::predicate,  R::boolean,     O::boolean},
+    {op::logical_or,   "logical_or",   "||",         2, 0,  F::infix,  K::predicate,  R::boolean,     O::boolean},
+    {op::where,        "where",        "where",      3, 11, F::call,   K::select,     R::branches,    O::any},
 };
 // clang-format on
 }  // namespace rows
@@ -150,6 +187,21 @@ constexpr int precedence(op o) { return info(o).precedence; }
 constexpr bool is_infix(op o) { return info(o).form == op_form::infix; }
 constexpr op_kind kind_of(op o) { return info(o).kind; }
 constexpr bool is_predicate(op o) { return info(o).kind == op_kind::predicate; }
+
+// Whether the front end builds nodes of op `o` whose compute type is of
+// category `c`, from the row's operand and result rules (the host executor
+// specialises its loops for these; any other combination still evaluates).
+constexpr bool computes_in(op o, dtype_category c) {
+  const op_info& row = info(o);
+  switch (row.operands) {
+    case operand_rule::numeric: return c != dtype_category::boolean;
+    case operand_rule::boolean: return c == dtype_category::boolean;
+    case operand_rule::integral: return c != dtype_category::floating;
+    case operand_rule::integer: return c == dtype_category::integral;
+    case operand_rule::any: break;
+  }
+  return row.result != result_rule::floating || c == dtype_category::floating;
+}
 
 // --- result types (result_rule) ------------------------------------------------
 

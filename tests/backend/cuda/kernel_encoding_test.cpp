@@ -2,6 +2,7 @@
 // here through the pack_view fused_kernel.cuh decodes it with, and evaluated
 // in double, so every field (positions, local numbering, flags, literal bits)
 // is checked against what the program means.
+#include <algorithm>
 #include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -469,4 +470,45 @@ TEST_CASE("a reduction's input expression as a pack", "[cuda][encoding][reduce]"
   STATIC_REQUIRE(step_encoding<1>::plain);
   STATIC_REQUIRE(!step_encoding<2>::plain);
   STATIC_REQUIRE(step_encoding<3>::plain);
+}
+
+namespace {
+// Narrow and unsigned element types and the ops of issue 13 in a pack.
+constexpr auto narrow_prog = sd::program([](sd::builder& p) {
+  auto x = p.input<std::uint8_t>("x");
+  auto k = p.param<std::uint64_t>("k");
+  auto y = p.output<std::int16_t>("y");
+  auto z = p.output<std::uint64_t>("z");
+  y = (x << 2) % 7;
+  z = (k ^ 0xFFFFFFFFu) >> 3;
+});
+constexpr auto narrow_plan = narrow_prog.plan();
+constexpr auto narrow_shape = cd::shape_of(narrow_plan, 0);
+constexpr auto narrow_encoded =
+    cd::encode<narrow_shape.code_size, narrow_shape.buffers, narrow_shape.params>(narrow_plan, 0);
+constexpr cd::pack_view narrow_pack{narrow_encoded.code};
+}  // namespace
+
+TEST_CASE("a pack carries every integer width, the new ops and an unsigned literal's bits",
+          "[cuda][encoding]") {
+  STATIC_REQUIRE(narrow_plan.kernel_count() == 1);
+  CHECK(narrow_pack.vec() == 8);  // 1-byte elements: at most 8 per step
+  CHECK(narrow_pack.param_type(0) == sd::dtype::uint64);
+  std::vector<sd::dtype> types;
+  for (int b = 0; b < narrow_pack.buffer_count(); ++b) types.push_back(narrow_pack.buffer_type(b));
+  CHECK_THAT(types, Catch::Matchers::UnorderedEquals(
+                        std::vector<sd::dtype>{sd::dtype::uint8, sd::dtype::int16, sd::dtype::uint64}));
+  std::vector<sd::ir::op> ops;
+  std::uint64_t literal_bits = 0;
+  for (int pos = narrow_pack.first_node(); pos < static_cast<int>(narrow_shape.code_size);
+       pos = narrow_pack.next_node(pos)) {
+    ops.push_back(narrow_pack.op(pos));
+    if (narrow_pack.op(pos) == sd::ir::op::bit_xor) CHECK(narrow_pack.compute(pos) == sd::dtype::uint64);
+    if (narrow_pack.op(pos) == sd::ir::op::shl) CHECK(narrow_pack.compute(pos) == sd::dtype::uint8);
+    if (narrow_pack.op(pos) == sd::ir::op::literal && narrow_pack.literal_bits(pos) > 7)
+      literal_bits = narrow_pack.literal_bits(pos);
+  }
+  for (auto op : {sd::ir::op::shl, sd::ir::op::mod, sd::ir::op::bit_xor, sd::ir::op::shr})
+    CHECK(std::find(ops.begin(), ops.end(), op) != ops.end());
+  CHECK(literal_bits == 0xFFFFFFFFu);  // an unsigned int literal: its value, as an int64_t's bits
 }

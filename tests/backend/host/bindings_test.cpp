@@ -121,6 +121,37 @@ TEST_CASE("wrong element types are rejected", "[host][bindings]") {
   expect_error(f, f.bindings({"k"}, {sd::bind("k", 3.0)}), {"param 'k' (float) is bound to a double value"});
 }
 
+namespace {
+constexpr auto narrow_program = sd::program([](sd::builder& p) {
+  auto x = p.input<std::uint8_t>("x");
+  auto k = p.param<std::int16_t>("k");
+  auto y = p.output<std::int16_t>("y");
+  y = x + k;
+});
+}  // namespace
+
+TEST_CASE("integer widths and signedness must match the declaration", "[host][bindings][widths]") {
+  std::vector<std::uint8_t> x(10, 7);
+  std::vector<std::int8_t> x_signed(10);
+  std::vector<std::int16_t> y(10);
+  sd::host_executor ex;
+  ex.run(narrow_program, sd::bind("x", x), sd::bind("k", std::int16_t{-300}), sd::bind("y", y));
+  CHECK(y[3] == 7 + 212);  // a 0-d value is weak: x + k is uint8_t, and -300 wraps to 212 in it
+  auto message_of = [&](auto&&... bindings) {
+    try {
+      ex.run(narrow_program, bindings...);
+    } catch (const sd::binding_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(
+      message_of(sd::bind("x", x_signed), sd::bind("k", std::int16_t{1}), sd::bind("y", y)),
+      Contains("input buffer 'x' (uint8_t, domain 'n') is bound to int8_t data; bind uint8_t elements"));
+  CHECK_THAT(message_of(sd::bind("x", x), sd::bind("k", std::uint16_t{1}), sd::bind("y", y)),
+             Contains("param 'k' (int16_t) is bound to a uint16_t value"));
+}
+
 TEST_CASE("null and misaligned pointers are rejected", "[host][bindings]") {
   fixture f;
   expect_error(f, f.bindings({"y"}, {sd::bind<float>("y", nullptr, n)}),

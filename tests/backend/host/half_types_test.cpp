@@ -101,3 +101,58 @@ TEST_CASE("a float param, a literal or an int32_t with __half data is rounded to
   }
   CHECK(wrong == 0);
 }
+
+namespace {
+// Issue 13's ops on the 16-bit types, and the narrow integers with them.
+constexpr auto half_ops = sd::program([](sd::builder& p) {
+  auto h = p.input<__half>("h");
+  auto b = p.input<__nv_bfloat16>("b");
+  auto i8 = p.input<std::int8_t>("i8");
+  auto fl = p.output<__half>("fl");
+  auto ro = p.output<__nv_bfloat16>("ro");
+  auto fm = p.output<__half>("fm");
+  auto ge = p.output<__half>("ge");
+  auto pw = p.output<__nv_bfloat16>("pw");
+  auto mixed = p.output<__half>("mixed");
+  fl = sd::floor(h) + sd::ceil(h);
+  ro = sd::round(b);
+  fm = sd::fmod(h, 0.75f);
+  ge = sd::gelu(h);
+  pw = sd::pow(b, 2);
+  mixed = h + i8;  // int8_t with __half: __half, as in PyTorch
+});
+}  // namespace
+
+TEST_CASE("floor, ceil, round, fmod exactly and gelu, pow within an ulp on __half and __nv_bfloat16",
+          "[half]") {
+  constexpr std::size_t n = 700;
+  std::vector<__half> hs(n), fl(n), fm(n), ge(n), mixed(n);
+  std::vector<__nv_bfloat16> bs(n), ro(n), pw(n);
+  std::vector<std::int8_t> i8(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    hs[i] = __float2half(0.25f * static_cast<float>(i) / 7 - 12);  // halves and quarters among them
+    bs[i] = __float2bfloat16(0.5f * static_cast<float>(i % 61) - 15);
+    i8[i] = static_cast<std::int8_t>(static_cast<int>(i % 256) - 128);
+  }
+  backend_test::executor ex;
+  ex.run(half_ops, sd::bind("h", hs), sd::bind("b", bs), sd::bind("i8", i8), sd::bind("fl", fl),
+         sd::bind("ro", ro), sd::bind("fm", fm), sd::bind("ge", ge), sd::bind("pw", pw),
+         sd::bind("mixed", mixed));
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float hv = __half2float(hs[i]), bv = __bfloat162float(bs[i]);
+    wrong += __half2float(fl[i]) != h(std::floor(hv) + std::ceil(hv));
+    wrong += __bfloat162float(ro[i]) != std::rint(bv);  // half to even: -14.5 -> -14
+    wrong += __half2float(fm[i]) != h(std::fmod(hv, 0.75f));
+    // gelu and pow compute in float and round to the 16-bit type: the device's float result may
+    // differ by an ulp of float, which can move the rounded value by one ulp of its type
+    const float want_ge = h(0.5f * hv * (1 + std::erf(hv * 0.70710678f)));
+    wrong += !(std::fabs(__half2float(ge[i]) - want_ge) <=
+               (backend_test::on_gpu ? 1e-3f * (1 + std::fabs(want_ge)) : 0));
+    const float want_pw = bf(bv * bv);
+    wrong += !(std::fabs(__bfloat162float(pw[i]) - want_pw) <=
+               (backend_test::on_gpu ? 8e-3f * std::fabs(want_pw) : 0));
+    wrong += __half2float(mixed[i]) != h(hv + h(static_cast<float>(i8[i])));
+  }
+  CHECK(wrong == 0);
+}

@@ -263,10 +263,13 @@ class program_maker {
     const int kind = pick(0, 9);
     if (kind < 3) {  // unary
       auto a = expression(domain, depth - 1);
-      constexpr ir::op ops[] = {ir::op::neg,     ir::op::abs,         ir::op::relu, ir::op::exp, ir::op::log,
-                                ir::op::sqrt,    ir::op::rsqrt,       ir::op::sin,  ir::op::cos, ir::op::tanh,
-                                ir::op::sigmoid, ir::op::logical_not, ir::op::cast};
-      const auto code = ops[pick(0, 12)];
+      constexpr ir::op ops[] = {ir::op::neg,   ir::op::abs,    ir::op::relu,      ir::op::exp,
+                                ir::op::log,   ir::op::sqrt,   ir::op::rsqrt,     ir::op::sin,
+                                ir::op::cos,   ir::op::tanh,   ir::op::sigmoid,   ir::op::logical_not,
+                                ir::op::cast,  ir::op::floor,  ir::op::ceil,      ir::op::round,
+                                ir::op::erf,   ir::op::gelu,   ir::op::gelu_tanh, ir::op::exp2,
+                                ir::op::log1p, ir::op::bit_not};
+      const auto code = ops[pick(0, 21)];
       if (code == ir::op::cast) return cast(a, any_type());
       if (code == ir::op::logical_not)
         return access::unary(b, code, as_bool(a), dtype::boolean, dtype::boolean);
@@ -274,7 +277,10 @@ class program_maker {
         if (a.type.type == dtype::boolean) a = cast(a, dtype::int32);
         return access::unary(b, code, a, a.type.type, a.type.type);
       }
-      if (code == ir::op::abs || code == ir::op::relu)
+      if (code == ir::op::bit_not && sd::category_of(a.type.type) == sd::dtype_category::floating)
+        a = cast(a, dtype::int64);
+      if (code == ir::op::abs || code == ir::op::relu || code == ir::op::floor || code == ir::op::ceil ||
+          code == ir::op::round || code == ir::op::bit_not)
         return access::unary(b, code, a, a.type.type, a.type.type);
       const dtype r =
           sd::category_of(a.type.type) == sd::dtype_category::floating ? a.type.type : dtype::float32;
@@ -283,14 +289,27 @@ class program_maker {
     if (kind < 8) {  // binary; a node may be used twice
       auto a = expression(domain, depth - 1);
       auto c = chance(15) ? a : expression(domain, depth - 1);
-      constexpr ir::op ops[] = {ir::op::add, ir::op::sub, ir::op::mul,         ir::op::div,       ir::op::min,
-                                ir::op::max, ir::op::lt,  ir::op::le,          ir::op::gt,        ir::op::ge,
-                                ir::op::eq,  ir::op::ne,  ir::op::logical_and, ir::op::logical_or};
-      const auto code = ops[pick(0, 13)];
+      constexpr ir::op ops[] = {
+          ir::op::add,         ir::op::sub,        ir::op::mul, ir::op::div,  ir::op::min, ir::op::max,
+          ir::op::lt,          ir::op::le,         ir::op::gt,  ir::op::ge,   ir::op::eq,  ir::op::ne,
+          ir::op::logical_and, ir::op::logical_or, ir::op::mod, ir::op::fmod, ir::op::pow, ir::op::bit_and,
+          ir::op::bit_or,      ir::op::bit_xor,    ir::op::shl, ir::op::shr};
+      const auto code = ops[pick(0, 21)];
       if (code == ir::op::logical_and || code == ir::op::logical_or)
         return access::binary(b, code, as_bool(a), as_bool(c));
-      if (code <= ir::op::div && sd::combine(a.type, c.type).type == dtype::boolean)
+      const auto rule = ir::info(code).operands;
+      if (rule == ir::operand_rule::numeric && sd::combine(a.type, c.type).type == dtype::boolean)
         a = cast(a, dtype::int32);
+      // integers (and bools for & | ^) only: cast the others
+      const auto accepts = [&](dtype t) {
+        const auto k = sd::category_of(t);
+        return k == sd::dtype_category::integral ||
+               (rule == ir::operand_rule::integral && k == sd::dtype_category::boolean);
+      };
+      if (rule == ir::operand_rule::integral || rule == ir::operand_rule::integer) {
+        if (!accepts(a.type.type)) a = cast(a, dtype::int32);
+        if (!accepts(c.type.type)) c = cast(c, dtype::int64);
+      }
       return access::binary(b, code, a, c);
     }
     auto cond = as_bool(expression(domain, depth - 1));

@@ -713,18 +713,22 @@ inline void cuda_executor::check_memory_spaces(const plan_view& plan, const reso
 inline unsigned long long cuda_executor::param_bits(dtype t, const binding& b) {
   const unsigned char* v = b.value_bytes();
   double d = 0;  // a floating value, widened (exactly)
+  // An integer: its value as a long long (a uint64_t's bits unchanged); the
+  // kernel converts it back to the param's type (fused_kernel.cuh, from_bits).
+  const auto integer = [v]<class I>(I x) {
+    std::memcpy(&x, v, sizeof x);
+    return static_cast<unsigned long long>(static_cast<long long>(x));
+  };
   switch (t) {
     case dtype::boolean: return v[0] != 0 ? 1 : 0;
-    case dtype::int32: {
-      std::int32_t x;
-      std::memcpy(&x, v, sizeof x);
-      return static_cast<unsigned long long>(static_cast<long long>(x));
-    }
-    case dtype::int64: {
-      std::int64_t x;
-      std::memcpy(&x, v, sizeof x);
-      return static_cast<unsigned long long>(x);
-    }
+    case dtype::int8: return integer(std::int8_t{});
+    case dtype::int16: return integer(std::int16_t{});
+    case dtype::int32: return integer(std::int32_t{});
+    case dtype::int64: return integer(std::int64_t{});
+    case dtype::uint8: return integer(std::uint8_t{});
+    case dtype::uint16: return integer(std::uint16_t{});
+    case dtype::uint32: return integer(std::uint32_t{});
+    case dtype::uint64: return integer(std::uint64_t{});
     case dtype::float32: {
       float x;
       std::memcpy(&x, v, sizeof x);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "../../ir/dtype.hpp"
 #ifdef STREAMDSL_HAS_HALF  // the host executor computes with them: it needs their definitions
@@ -120,8 +121,9 @@ void predicate_loop(const instruction& in, const block& blk) {
     out[i] = element::predicate<M>(Code, element::convert<M>(a[i]), element::convert<M>(b[i]));
 }
 
-// Combinations the front end never produces (exp of an int32, a < b on bools,
-// ...) still evaluate correctly, with the operation chosen per element.
+// Combinations the front end never produces (exp computed in int32_t, %
+// in float: plans built by hand) still evaluate correctly, with the
+// operation chosen per element.
 template <class T>
 void unary_any_loop(const instruction& in, const block& blk) {
   using M = element::math_t<T>;
@@ -262,6 +264,10 @@ constexpr loop_fn loop_for() {
 }
 
 // --- choosing a loop (for plans built at run time) ---------------------------------
+// Function templates (the `class = void` is only that), so that a unit
+// instantiates the loops of every op in every type only when it runs a plan
+// built at run time (host_executor::run(plan_view, ...)), never for a
+// compiled program, whose loops program_loops finds (loop_table.hpp).
 [[noreturn, gnu::cold, gnu::noinline]] inline void needs_cuda_headers(const char* what, dtype t) {
   detail::text msg;
   msg << "streamdsl host executor: " << what << name_of(t) << " needs CUDA's headers on the host";
@@ -278,8 +284,14 @@ template <class F>
 loop_fn with_type(dtype t, F&& f) {
   switch (t) {
     case dtype::boolean: return f(type_tag<bool>{});
+    case dtype::int8: return f(type_tag<std::int8_t>{});
+    case dtype::int16: return f(type_tag<std::int16_t>{});
     case dtype::int32: return f(type_tag<std::int32_t>{});
     case dtype::int64: return f(type_tag<std::int64_t>{});
+    case dtype::uint8: return f(type_tag<std::uint8_t>{});
+    case dtype::uint16: return f(type_tag<std::uint16_t>{});
+    case dtype::uint32: return f(type_tag<std::uint32_t>{});
+    case dtype::uint64: return f(type_tag<std::uint64_t>{});
     case dtype::float32: return f(type_tag<float>{});
     case dtype::float64: return f(type_tag<double>{});
 #ifdef STREAMDSL_HAS_HALF
@@ -293,15 +305,18 @@ loop_fn with_type(dtype t, F&& f) {
   needs_cuda_headers("element type ", t);
 }
 
-inline loop_fn fill_fn(dtype t) {
+template <class = void>
+loop_fn fill_fn(dtype t) {
   return with_type(
       t, []<class T>(type_tag<T>) -> loop_fn { return &fill_loop<typename bits_of<sizeof(T)>::type>; });
 }
-inline loop_fn broadcast_fn(dtype t) {
+template <class = void>
+loop_fn broadcast_fn(dtype t) {
   return with_type(
       t, []<class T>(type_tag<T>) -> loop_fn { return &broadcast_loop<typename bits_of<sizeof(T)>::type>; });
 }
-inline loop_fn convert_fn(dtype to, dtype from) {
+template <class = void>
+loop_fn convert_fn(dtype to, dtype from) {
   return with_type(to, [from]<class To>(type_tag<To>) -> loop_fn {
     return with_type(from, []<class From>(type_tag<From>) -> loop_fn {
       using bits = typename bits_of<sizeof(To)>::type;
@@ -312,104 +327,61 @@ inline loop_fn convert_fn(dtype to, dtype from) {
     });
   });
 }
-inline loop_fn where_fn(dtype t) {
+template <class = void>
+loop_fn where_fn(dtype t) {
   return with_type(
       t, []<class T>(type_tag<T>) -> loop_fn { return &where_loop<typename bits_of<sizeof(T)>::type>; });
 }
 
-template <class T>
-loop_fn unary_fn_for(ir::op code) {
-  using enum ir::op;
-  if constexpr (std::is_same_v<T, bool>) {
-    if (code == logical_not) return &unary_loop<logical_not, T>;
-  } else if constexpr (std::is_integral_v<T>) {
-    switch (code) {
-      case neg: return &unary_loop<neg, T>;
-      case abs: return &unary_loop<abs, T>;
-      case relu: return &unary_loop<relu, T>;
-      default: break;
-    }
-  } else {
-    switch (code) {
-      case neg: return &unary_loop<neg, T>;
-      case abs: return &unary_loop<abs, T>;
-      case exp: return &unary_loop<exp, T>;
-      case log: return &unary_loop<log, T>;
-      case sqrt: return &unary_loop<sqrt, T>;
-      case rsqrt: return &unary_loop<rsqrt, T>;
-      case sin: return &unary_loop<sin, T>;
-      case cos: return &unary_loop<cos, T>;
-      case tanh: return &unary_loop<tanh, T>;
-      case sigmoid: return &unary_loop<sigmoid, T>;
-      case relu: return &unary_loop<relu, T>;
-      default: break;
-    }
-  }
-  return &unary_any_loop<T>;
+// The loop of op Code specialised for type T, where the front end computes
+// Code in T's category (ir::computes_in, from the op's table row); nullptr
+// elsewhere, where the per-element loops above serve.
+template <ir::op Code, class T>
+constexpr loop_fn specialised_loop() {
+  constexpr auto kind = ir::kind_of(Code);
+  if constexpr (!ir::computes_in(Code, category_of(dtype_v<T>)))
+    return nullptr;
+  else if constexpr (kind == ir::op_kind::unary)
+    return &unary_loop<Code, T>;
+  else if constexpr (kind == ir::op_kind::arithmetic)
+    return &arithmetic_loop<Code, T>;
+  else if constexpr (kind == ir::op_kind::predicate)
+    return &predicate_loop<Code, T>;
+  else
+    return nullptr;
 }
 
-template <class T>
-loop_fn arithmetic_fn_for(ir::op code) {
-  using enum ir::op;
-  if constexpr (!std::is_same_v<T, bool>) {
-    switch (code) {
-      case add: return &arithmetic_loop<add, T>;
-      case sub: return &arithmetic_loop<sub, T>;
-      case mul: return &arithmetic_loop<mul, T>;
-      case div: return &arithmetic_loop<div, T>;
-      case min: return &arithmetic_loop<min, T>;
-      case max: return &arithmetic_loop<max, T>;
-      default: break;
-    }
-  }
-  return &arithmetic_any_loop<T>;
+// One row of the op table per entry: adding an op adds no code here.
+template <class T, std::size_t... I>
+loop_fn specialised_loop_of(ir::op code, std::index_sequence<I...>) {
+  static constexpr loop_fn loops[] = {specialised_loop<static_cast<ir::op>(I), T>()...};
+  return loops[static_cast<std::size_t>(code)];
 }
 
-template <class T>
-loop_fn predicate_fn_for(ir::op code) {
-  using enum ir::op;
-  if constexpr (std::is_same_v<T, bool>) {
-    switch (code) {
-      case eq: return &predicate_loop<eq, T>;
-      case ne: return &predicate_loop<ne, T>;
-      case logical_and: return &predicate_loop<logical_and, T>;
-      case logical_or: return &predicate_loop<logical_or, T>;
-      default: break;
+// The loop of an operation (unary, arithmetic or predicate) in type t.
+template <class = void>
+loop_fn operation_fn(ir::op code, dtype t) {
+  return with_type(t, [code]<class T>(type_tag<T>) -> loop_fn {
+    if (const loop_fn f = specialised_loop_of<T>(code, std::make_index_sequence<ir::op_count>{})) return f;
+    switch (ir::kind_of(code)) {
+      case ir::op_kind::unary: return &unary_any_loop<T>;
+      case ir::op_kind::arithmetic: return &arithmetic_any_loop<T>;
+      default: return &predicate_any_loop<T>;
     }
-  } else {
-    switch (code) {
-      case lt: return &predicate_loop<lt, T>;
-      case le: return &predicate_loop<le, T>;
-      case gt: return &predicate_loop<gt, T>;
-      case ge: return &predicate_loop<ge, T>;
-      case eq: return &predicate_loop<eq, T>;
-      case ne: return &predicate_loop<ne, T>;
-      default: break;
-    }
-  }
-  return &predicate_any_loop<T>;
-}
-
-inline loop_fn unary_fn(ir::op code, dtype t) {
-  return with_type(t, [code]<class T>(type_tag<T>) { return unary_fn_for<T>(code); });
-}
-inline loop_fn arithmetic_fn(ir::op code, dtype t) {
-  return with_type(t, [code]<class T>(type_tag<T>) { return arithmetic_fn_for<T>(code); });
-}
-inline loop_fn predicate_fn(ir::op code, dtype t) {
-  return with_type(t, [code]<class T>(type_tag<T>) { return predicate_fn_for<T>(code); });
+  });
 }
 
 // Every loop, chosen at run time: for plans built at run time.
-inline loop_fn any_loop(const loop_key& k) {
+template <class = void>
+loop_fn any_loop(const loop_key& k) {
   switch (k.kind) {
-    case loop_kind::fill: return fill_fn(k.type);
-    case loop_kind::broadcast: return broadcast_fn(k.type);
-    case loop_kind::convert: return convert_fn(k.type, k.from);
-    case loop_kind::where: return where_fn(k.type);
-    case loop_kind::unary: return unary_fn(k.code, k.type);
-    case loop_kind::arithmetic: return arithmetic_fn(k.code, k.type);
-    case loop_kind::predicate: return predicate_fn(k.code, k.type);
+    case loop_kind::fill: return fill_fn<>(k.type);
+    case loop_kind::broadcast: return broadcast_fn<>(k.type);
+    case loop_kind::convert: return convert_fn<>(k.type, k.from);
+    case loop_kind::where: return where_fn<>(k.type);
+    case loop_kind::unary:
+    case loop_kind::arithmetic:
+    case loop_kind::predicate: return operation_fn<>(k.code, k.type);
   }
   return nullptr;
 }

@@ -189,8 +189,12 @@ class host_executor {
     // binding_error before anything runs; a failure inside a stream is
     // rethrown here once every stream has stopped. One run at a time: calls
     // from several threads are serialised.
-    void run(const plan_view& plan, binding_list bindings) {
-      run_plan(plan, bindings, &host_detail::any_loop, host_detail::any_step_support);
+    // (A template, so that only a unit that calls it instantiates every loop
+    // of every op in every type, host_detail::any_loop, and every reduction's code.)
+    template <std::convertible_to<plan_view> Plan>
+      requires(!requires { Plan::plan(); })
+    void run(const Plan& plan, binding_list bindings) {
+      run_plan(plan, bindings, &host_detail::any_loop<>, host_detail::any_step_support);
     }
 
     const host_options& options() const { return options_; }

@@ -82,8 +82,14 @@ inline void literal_bytes(const ir::expr_node& n, unsigned char* out) {
   auto put = [out](auto v) { std::memcpy(out, &v, sizeof v); };
   switch (n.type) {
     case dtype::boolean: return put(n.ivalue != 0);
+    case dtype::int8: return put(static_cast<std::int8_t>(n.ivalue));
+    case dtype::int16: return put(static_cast<std::int16_t>(n.ivalue));
     case dtype::int32: return put(static_cast<std::int32_t>(n.ivalue));
     case dtype::int64: return put(static_cast<std::int64_t>(n.ivalue));
+    case dtype::uint8: return put(static_cast<std::uint8_t>(n.ivalue));
+    case dtype::uint16: return put(static_cast<std::uint16_t>(n.ivalue));
+    case dtype::uint32: return put(static_cast<std::uint32_t>(n.ivalue));
+    case dtype::uint64: return put(static_cast<std::uint64_t>(n.ivalue));
     case dtype::float32: return put(static_cast<float>(n.fvalue));
     case dtype::float64: return put(n.fvalue);
 #ifdef STREAMDSL_HAS_HALF

@@ -24,8 +24,7 @@ namespace streamdsl::host_detail {
 // that runs its program). Every key a plan can ask for has its own kind and
 // types, and an operation's key its own op: that bounds the count.
 struct loop_list {
-  static constexpr std::size_t type_slots = 8;
-  static_assert(static_cast<std::size_t>(dtype::float64) < type_slots);
+  static constexpr std::size_t type_slots = dtype_count;
   // fill, broadcast, where: a type each; convert: two; an operation: a type per op.
   static constexpr std::size_t capacity =
       3 * type_slots + type_slots * type_slots + static_cast<std::size_t>(ir::op_count) * type_slots;
