@@ -312,3 +312,30 @@ TEST_CASE("scans on the host executor: inclusive, exclusive, chunks, integer wid
   CHECK(std::signbit(big_inc[0]));
   CHECK(big_inc[1499] == 1499.f);
 }
+
+TEST_CASE("reductions of narrow and unsigned integers: sums are int64_t, uint64_t keeps its order",
+          "[ops][reduce][host]") {
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto b = p.input<std::int8_t>("b");
+    auto u = p.input<std::uint64_t>("u");
+    auto s = p.output<std::int64_t>("s", sd::scalar);
+    auto hi = p.output<std::uint64_t>("hi", sd::scalar);
+    auto lo = p.output<std::uint64_t>("lo", sd::scalar);
+    auto at = p.output<std::int64_t>("at", sd::scalar);
+    s = sd::sum(b);
+    hi = sd::max(u);
+    lo = sd::min(u);
+    at = sd::argmax(u);
+  });
+  std::vector<std::int8_t> b{100, 100, 100, -128};
+  std::vector<std::uint64_t> u{5, 0xFFFFFFFFFFFFFFF0ULL, 0x8000000000000000ULL, 7};
+  std::int64_t s = 0, at = -1;
+  std::uint64_t hi = 0, lo = 1;
+  sd::host_executor ex;
+  ex.run(prog, sd::bind("b", b), sd::bind("u", u), sd::bind("s", &s, 1), sd::bind("hi", &hi, 1),
+         sd::bind("lo", &lo, 1), sd::bind("at", &at, 1));
+  CHECK(s == 172);  // no int8_t wrap-around
+  CHECK(hi == 0xFFFFFFFFFFFFFFF0ULL);
+  CHECK(lo == 5);
+  CHECK(at == 1);
+}

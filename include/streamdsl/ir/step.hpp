@@ -87,12 +87,14 @@ constexpr dtype step_result_type(step_code c, dtype in) {
 
 // The type a reduction or scan accumulates in (both backends): the 16-bit
 // float types in float, integers and bool in int64_t (sums wrap around as
-// int64_t arithmetic does); float and double in themselves. Float sums
+// int64_t arithmetic does) but uint64_t in itself (its sums have the same
+// bits; its min and max need its order); float and double in themselves. Float sums
 // accumulate in float, as CUB and PyTorch's CUDA sum do: they add in a tree
 // (pairwise) order, whose rounding error grows with log2(n) rather than n,
 // so a wider accumulator buys little and costs registers (docs/concepts.md,
 // "Reductions and scans").
 constexpr dtype accumulation_type(dtype in) {
+  if (in == dtype::uint64) return dtype::uint64;  // int64_t would misorder values above INT64_MAX
   switch (category_of(in)) {
     case dtype_category::boolean:
     case dtype_category::integral: return dtype::int64;

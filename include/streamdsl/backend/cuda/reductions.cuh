@@ -55,6 +55,8 @@ __host__ __device__ A reduce_identity() {
   if constexpr (Code == ir::step_code::min || Code == ir::step_code::max) {
     if constexpr (std::is_floating_point_v<A>)
       return static_cast<A>(__builtin_nan(""));
+    else if constexpr (std::is_unsigned_v<A>)  // uint64_t
+      return Code == ir::step_code::min ? static_cast<A>(~A(0)) : A(0);
     else
       return Code == ir::step_code::min ? static_cast<A>(LLONG_MAX) : static_cast<A>(LLONG_MIN);
   } else {

@@ -218,7 +218,8 @@ class host_executor {
       constexpr plan_view plan = Program::plan();
       return host_detail::step_support_for<host_detail::accumulates_in(plan, dtype::int64),
                                            host_detail::accumulates_in(plan, dtype::float32),
-                                           host_detail::accumulates_in(plan, dtype::float64)>();
+                                           host_detail::accumulates_in(plan, dtype::float64),
+                                           host_detail::accumulates_in(plan, dtype::uint64)>();
     }
 
     void run_plan(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops,

@@ -135,10 +135,12 @@ void run(const host_step& st, const kernel_program& k, std::byte* scratch) {
 using fold_fn = void (*)(const host_step&, const kernel_program&, std::byte*);
 using fold_finder = fold_fn (*)(dtype accumulated);
 
-template <bool Int64, bool Float, bool Double>
+template <bool Int64, bool Float, bool Double, bool Uint64 = false>
 fold_fn fold_for(dtype accumulated) {
   if constexpr (Int64)
     if (accumulated == dtype::int64) return &reduce_scan_detail::run<std::int64_t>;
+  if constexpr (Uint64)
+    if (accumulated == dtype::uint64) return &reduce_scan_detail::run<std::uint64_t>;
   if constexpr (Float)
     if (accumulated == dtype::float32) return &reduce_scan_detail::run<float>;
   if constexpr (Double)
@@ -181,7 +183,7 @@ struct step_support {
   fold_finder folds = nullptr;
   void (*lay_out)(host_step&, const ir::statement&, const step_layout_context&) = nullptr;
 };
-inline constexpr step_support any_step_support{&fold_for<true, true, true>, &lay_out_reduce_or_scan};
+inline constexpr step_support any_step_support{&fold_for<true, true, true, true>, &lay_out_reduce_or_scan};
 
 // Whether some reduction or scan of the plan accumulates in type t.
 constexpr bool accumulates_in(const plan_view& plan, dtype t) {
@@ -192,10 +194,10 @@ constexpr bool accumulates_in(const plan_view& plan, dtype t) {
   return false;
 }
 
-template <bool Int64, bool Float, bool Double>
+template <bool Int64, bool Float, bool Double, bool Uint64>
 constexpr step_support step_support_for() {
-  if constexpr (Int64 || Float || Double)
-    return {&fold_for<Int64, Float, Double>, &lay_out_reduce_or_scan};
+  if constexpr (Int64 || Float || Double || Uint64)
+    return {&fold_for<Int64, Float, Double, Uint64>, &lay_out_reduce_or_scan};
   else
     return {};
 }
