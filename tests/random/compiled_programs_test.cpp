@@ -50,18 +50,22 @@ TEST_CASE("the constexpr generator at run time: programs schedule and match the 
   int mismatches = 0;
   // Programs with each of issue 12's statements (a generator change that
   // stopped making one would otherwise pass unnoticed).
-  int chunked = 0, copies = 0, host_copies = 0, chunk_copies = 0;
+  int chunked = 0, copies = 0, host_copies = 0, chunk_copies = 0, reductions = 0;
   for (std::uint64_t seed = 0; seed < 400; ++seed) {
     const auto g = rt::compiled::runtime_program(seed);
     const auto result = rt::run_and_compare(g, host, seed);
     if (!result.matches && ++mismatches <= 3)
       std::cout << "seed " << seed << ": " << result.why << '\n' << g.describe();
-    bool chunk = false, copy = false, host_copy = false, chunk_copy = false;
+    bool chunk = false, copy = false, host_copy = false, chunk_copy = false, reduction = false;
     for (const auto& s : g.user.stmts) {
       if (s.kind != sd::ir::stmt_kind::assign && s.kind != sd::ir::stmt_kind::step) continue;
       const auto regions = rt::regions_of(g.user, s);
       for (const auto& r : regions.writes) chunk = chunk || r.parts > 1;
       if (s.kind != sd::ir::stmt_kind::step) continue;
+      if (s.code != sd::ir::step_code::copy) {  // issue 13's sd::min / sd::max
+        reduction = true;
+        continue;
+      }
       copy = true;
       for (const auto& r : regions.reads) {
         host_copy = host_copy || sd::ir::is_host(g.user.buffers[static_cast<std::size_t>(r.buffer)].space);
@@ -74,14 +78,17 @@ TEST_CASE("the constexpr generator at run time: programs schedule and match the 
     copies += copy;
     host_copies += host_copy;
     chunk_copies += chunk_copy;
+    reductions += reduction;
   }
   std::cout << "constexpr generator, 400 seeds: " << chunked << " write chunks, " << copies << " copy, "
-            << host_copies << " copy host memory, " << chunk_copies << " copy chunks\n";
+            << host_copies << " copy host memory, " << chunk_copies << " copy chunks, " << reductions
+            << " reduce\n";
   CHECK(mismatches == 0);
   CHECK(chunked > 40);
   CHECK(copies > 40);
   CHECK(host_copies > 20);
   CHECK(chunk_copies > 20);
+  CHECK(reductions > 40);
 }
 #endif
 
@@ -92,7 +99,7 @@ TEST_CASE("the constexpr generator at run time: programs schedule and match the 
 // tests cover the CUDA executor's segmented kernel: the generator's two
 // domains and chunked statements, interleaved on one stream, give them.
 TEST_CASE("the GPU's seeds make multi-segment launches of mixed domains and chunks", "[random][compiled]") {
-  int with_launches = 0, mixed_domains = 0, with_chunks = 0;
+  int with_launches = 0, mixed_domains = 0, with_chunks = 0, with_reductions = 0;
   for (std::uint64_t seed = 0; seed < 30; ++seed) {
     sd::builder b;
     rt::compiled::write_random_program(b, seed);
@@ -100,6 +107,12 @@ TEST_CASE("the GPU's seeds make multi-segment launches of mixed domains and chun
         sd::passes::schedule(static_cast<sd::builder&&>(b).ir(), rt::compiled::options_for(seed));
     const auto plan = sd::view_of(model);
     bool launch = false, mixed = false, chunk = false;
+    for (const auto& op : plan.ops)
+      if (op.kind == sd::op_kind::step &&
+          plan.ir.stmts[static_cast<std::size_t>(op.stmt)].code != sd::ir::step_code::copy) {
+        ++with_reductions;
+        break;
+      }
     for (std::size_t k = 0; k < plan.kernel_count(); ++k) {
       const auto n = plan.segments_of(k);
       if (n < 2) continue;
@@ -114,9 +127,11 @@ TEST_CASE("the GPU's seeds make multi-segment launches of mixed domains and chun
     with_chunks += chunk;
   }
   std::cout << "GPU seeds 0 to 29: " << with_launches << " with multi-segment launches, " << mixed_domains
-            << " of mixed domains, " << with_chunks << " with a chunk as a segment\n";
+            << " of mixed domains, " << with_chunks << " with a chunk as a segment, " << with_reductions
+            << " with a reduction\n";
   CHECK(with_launches >= 20);  // 25 when written
   CHECK(mixed_domains >= 20);
   CHECK(with_chunks >= 8);  // 12 when written
+  CHECK(with_reductions >= 5);
 }
 #endif

@@ -56,7 +56,7 @@ inline constexpr int max_buffers = 16;
 // Which of issue 12's statements a seed's program uses: drawn from their
 // own stream of numbers, so runtime_program can pick extents to match.
 struct features {
-  bool chunks = false, copies = false, host = false;
+  bool chunks = false, copies = false, host = false, reductions = false;
 };
 constexpr features features_for(std::uint64_t seed) {
   crng r{seed * 104729 + 3};
@@ -64,6 +64,7 @@ constexpr features features_for(std::uint64_t seed) {
   f.chunks = r.percent(50);
   f.copies = r.percent(50);
   f.host = f.copies && r.percent(50);
+  f.reductions = r.percent(40);  // issue 13: sd::min / sd::max into the 0-d output
   return f;
 }
 
@@ -306,6 +307,8 @@ class program_writer {
         random_sync(current);
       } else if (x < 42 && features_.copies) {
         copy_statement(current);
+      } else if (x < 50 && features_.reductions) {
+        reduce_statement(current);
       } else {
         statement(current);
       }
@@ -438,6 +441,27 @@ class program_writer {
     });
     clocks_.statement(current, reads, dst);
     filled_[dst] |= quarters(part, parts);
+    ++statements_;
+  }
+
+  // total = sd::min(e) or sd::max(e) over domain n or m (or over one
+  // element, when e reads only 0-d values): exact whatever the order of
+  // combination, so the GPU's result is compared bit for bit like the rest.
+  constexpr void reduce_statement(int current) {
+    const int id = total_.id();
+    const int domain = r_.percent(70) ? 0 : m_.id;
+    std::uint32_t reads = 0;
+    const fexpr value = expression(r_.below(3), domain, reads);
+    order_before(current, reads, id);
+    const bool low = r_.percent(50);
+    in_stream(current, [&] {
+      if (low)
+        total_ = streamdsl::min(value);
+      else
+        total_ = streamdsl::max(value);
+    });
+    clocks_.statement(current, reads, id);
+    filled_[id] |= quarters(0, 1);
     ++statements_;
   }
 
