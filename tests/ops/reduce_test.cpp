@@ -248,6 +248,29 @@ TEST_CASE("an empty input: sum 0 and mean NaN; min, max and argmax refused befor
   CHECK(s == 0.f);
 }
 
+TEST_CASE("a chunk emptied by a domain shorter than its chunk count: only the extent is reported",
+          "[ops][reduce][host]") {
+  // One element in two chunks: the chunk check names the extent; min of the
+  // empty chunk is not also reported as a domain "bound to 0 elements".
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto lo = p.output<float>("lo", sd::scalar);
+    lo = sd::min(x.chunk(1, 2));
+  });
+  std::vector<float> x{1};
+  float lo = 5;
+  sd::host_executor ex;
+  try {
+    ex.run(prog, sd::bind("x", x), sd::bind("lo", &lo, 1));
+    FAIL("no binding_error");
+  } catch (const sd::binding_error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("is bound to 1 elements, not a multiple of 2") != std::string::npos);
+    CHECK(what.find("bound to 0 elements") == std::string::npos);
+  }
+  CHECK(lo == 5.f);
+}
+
 TEST_CASE("reductions of chunks, of a broadcast value, and a consumer of the result", "[ops][reduce][host]") {
   constexpr auto prog = sd::program<sd::automatic>([](sd::builder& p) {
     auto x = p.input<float>("x");
