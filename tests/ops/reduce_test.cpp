@@ -139,6 +139,39 @@ TEST_CASE("reduction misuse is a named error", "[ops][reduce]") {
         }) == error_kind::host_memory_in_expression);
 }
 
+TEST_CASE("a reduction or scan of a buffer in host memory: the advice declares a device buffer of its shape",
+          "[ops][reduce]") {
+  // p.temp<float> alone is over the default domain: a copy from or to the
+  // 0-d buffer would not fit, nor would the reduction's result.
+  auto message = [](auto body) {
+    sd::builder b;
+    body(b);
+    REQUIRE(!b.ir().ok());
+    return std::string(b.ir().errors[0].message.view());
+  };
+  const auto written = message([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto s = p.output<float, sd::pinned>("s", sd::scalar);
+    s = sd::sum(x);
+  });
+  CHECK(written.find("reductions and scans run on the device") != std::string::npos);
+  CHECK(written.find("write a device buffer (e.g. p.temp<float>(\"d\", sd::scalar)) and copy it with "
+                     "`sd::copy(s, d)`") != std::string::npos);
+  const auto read = message([](sd::builder& p) {
+    auto a = p.input<double, sd::pinned>("a", sd::scalar);
+    auto y = p.output<double>("y");
+    y = sd::inclusive_sum(a);
+  });
+  CHECK(read.find("(d: e.g. p.temp<double>(\"d\", sd::scalar)) and use d") != std::string::npos);
+  const auto other_domain = message([](sd::builder& p) {
+    auto rows = p.domain("rows");
+    auto x = p.input<float, sd::pageable>("x", rows);
+    auto y = p.output<float>("y", rows);
+    y = sd::exclusive_sum(x);
+  });
+  CHECK(other_domain.find("(d: e.g. p.temp<float>(\"d\", rows)) and use d") != std::string::npos);
+}
+
 TEST_CASE("a reduction on a side stream read on main races unless ordered", "[ops][reduce]") {
   auto body = [](sd::builder& p) {
     auto x = p.input<float>("x");
@@ -246,6 +279,29 @@ TEST_CASE("an empty input: sum 0 and mean NaN; min, max and argmax refused befor
   }
   CHECK(lo == 5.f);  // nothing ran
   CHECK(s == 0.f);
+}
+
+TEST_CASE("a chunk emptied by a domain shorter than its chunk count: only the extent is reported",
+          "[ops][reduce][host]") {
+  // One element in two chunks: the chunk check names the extent; min of the
+  // empty chunk is not also reported as a domain "bound to 0 elements".
+  constexpr auto prog = sd::program([](sd::builder& p) {
+    auto x = p.input<float>("x");
+    auto lo = p.output<float>("lo", sd::scalar);
+    lo = sd::min(x.chunk(1, 2));
+  });
+  std::vector<float> x{1};
+  float lo = 5;
+  sd::host_executor ex;
+  try {
+    ex.run(prog, sd::bind("x", x), sd::bind("lo", &lo, 1));
+    FAIL("no binding_error");
+  } catch (const sd::binding_error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("is bound to 1 elements, not a multiple of 2") != std::string::npos);
+    CHECK(what.find("bound to 0 elements") == std::string::npos);
+  }
+  CHECK(lo == 5.f);
 }
 
 TEST_CASE("reductions of chunks, of a broadcast value, and a consumer of the result", "[ops][reduce][host]") {

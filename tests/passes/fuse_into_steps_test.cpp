@@ -110,3 +110,24 @@ TEST_CASE("fuse_into_steps: the schedule notes it, and sd::as_written and no_fus
   STATIC_REQUIRE(sd::program<sd::as_written>(body).plan().kernel_count() == 1);
   STATIC_REQUIRE(sd::program<sd::no_fusion>(body).plan().kernel_count() == 1);
 }
+
+TEST_CASE("fuse_into_steps: with two producers moved into one step, each note quotes the step as written",
+          "[passes][fuse_into_steps]") {
+  // The second note quoted the step with the first producer already inside
+  // it (`s = sd::sum(x * 2 + t2)`), a statement the user never wrote.
+  constexpr auto plan = sd::program([](sd::builder& p) {
+                          auto x = p.input<float>("x");
+                          auto y = p.input<float>("y");
+                          auto t1 = p.temp<float>("t1");
+                          auto t2 = p.temp<float>("t2");
+                          auto s = p.output<float>("s", sd::scalar);
+                          t1 = x * 2;
+                          t2 = y * 3;
+                          s = sd::sum(t1 + t2);
+                        }).plan();
+  STATIC_REQUIRE(plan.step_count() == 1);
+  STATIC_REQUIRE(plan.kernel_count() == 0);
+  STATIC_REQUIRE(plan.has_note("fusion: temp 't1' is computed inside statement #2 `s = sd::sum(t1 + t2)`"));
+  STATIC_REQUIRE(plan.has_note("fusion: temp 't2' is computed inside statement #2 `s = sd::sum(t1 + t2)`"));
+  STATIC_REQUIRE(!plan.has_note("x * 2 + t2"));
+}

@@ -402,12 +402,14 @@ inline std::size_t extent_of(const plan_view& plan, const resolved_bindings& r, 
     if (s.kind != ir::stmt_kind::step) continue;
     if (s.code == ir::step_code::min || s.code == ir::step_code::max || s.code == ir::step_code::argmax) {
       // No value to give (PyTorch raises too); sum and mean of nothing are 0 and NaN.
-      if (ir::element_count(ir::shape_of_step(v, s), detail::array_view<std::size_t>(r.domain_extent)) > 0)
-        continue;
+      // Only an empty domain: a chunk of a domain bound to fewer elements than
+      // chunks is empty too, but the chunk check above reports that extent.
+      const auto domain = ir::shape_of_step(v, s).domain;
+      if (domain < 0 || r.domain_extent[static_cast<std::size_t>(domain)] > 0) continue;
       text code;
       ir::render_statement(v, s, code);
       problems.add() << "statement #" << s.origin << " `" << code.view() << "` reduces no elements (domain '"
-                     << v.domain_name(ir::shape_of_step(v, s).domain) << "' is bound to 0 elements), and "
+                     << v.domain_name(domain) << "' is bound to 0 elements), and "
                      << ir::info(s.code).spelling
                      << " of nothing has no value; bind at least one element, or skip the run";
       continue;

@@ -262,14 +262,26 @@ constexpr text host_memory_in_statement(const ir::program& p, std::int32_t stmt,
   const auto name = p.name(b.name);
   text t;
   diag::describe_statement(ir::view_of(p), stmt, t);
+  const bool step = p.stmts[static_cast<std::size_t>(stmt)].kind == ir::stmt_kind::step;
   t << (written ? " writes the " : " reads the ") << buffer_kind_name(b.kind) << " '" << name
-    << "', which is in " << ir::memory_name(b.space) << ", and elementwise statements run on the device; ";
+    << "', which is in " << ir::memory_name(b.space)
+    << (step ? ", and reductions and scans run on the device; "
+             : ", and elementwise statements run on the device; ");
+  // A device buffer d of the same shape: a 0-d one for a 0-d buffer, one
+  // over its domain for another domain (the default domain's would not take
+  // the copy, nor a reduction's result).
+  text device;
+  device << "p.temp<" << name_of(b.type) << ">";
+  if (b.domain < 0)
+    device << "(\"d\", sd::scalar)";
+  else if (b.domain != ir::default_domain)
+    device << "(\"d\", " << ir::view_of(p).domain_name(b.domain) << ")";
   if (written)
-    t << "write a device buffer (e.g. p.temp<" << name_of(b.type) << ">) and copy it with `sd::copy(" << name
+    t << "write a device buffer (e.g. " << device.view() << ") and copy it with `sd::copy(" << name
       << ", d)`";
   else
-    t << "copy it to a device buffer first with `sd::copy(d, " << name << ")` (d: e.g. p.temp<"
-      << name_of(b.type) << ">) and use d";
+    t << "copy it to a device buffer first with `sd::copy(d, " << name << ")` (d: e.g. " << device.view()
+      << ") and use d";
   return t;
 }
 

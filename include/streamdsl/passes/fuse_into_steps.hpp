@@ -107,6 +107,9 @@ constexpr void fuse_into_steps(plan_model& m) {
 
   detail::dyn_array<bool> drop(p.stmts.size(), false);
   detail::dyn_array<bool> fused(p.stmts.size(), false);  // per step: some producer moved into it
+  // The temps whose producers move, substituted only once every note is
+  // written, so that each note quotes the step as the user wrote it.
+  detail::dyn_array<bool> moves(p.buffers.size(), false);
   for (std::int32_t t = 0; t < static_cast<std::int32_t>(p.buffers.size()); ++t) {
     const auto w = writer[t], r = reader[t];
     if (w < 0 || r < 0 || w >= r) continue;
@@ -134,10 +137,13 @@ constexpr void fuse_into_steps(plan_model& m) {
     ir::describe_statement(view, w, note);
     note << " moved into it: its only reader)";
     m.note(note);
-    substitute(p, p.stmts[r].root, t, producer.root);
+    moves[static_cast<std::size_t>(t)] = true;
     drop[static_cast<std::size_t>(w)] = true;
     fused[static_cast<std::size_t>(r)] = true;
   }
+  for (std::int32_t t = 0; t < static_cast<std::int32_t>(p.buffers.size()); ++t)
+    if (moves[static_cast<std::size_t>(t)])
+      substitute(p, p.stmts[reader[t]].root, t, p.stmts[writer[t]].root);
   // Each fused step's accesses anew, once: its expression's reads, then its target.
   for (std::int32_t r = 0; r < n; ++r) {
     if (!fused[static_cast<std::size_t>(r)]) continue;
