@@ -341,8 +341,9 @@ constexpr text reduction_target_not_scalar(const ir::program& p, std::int32_t st
   diag::describe_statement(view, stmt, t);
   t << " stores a reduction's one value in '" << name << "', a buffer over domain '"
     << view.domain_name(b.domain) << "'; a reduction's result is a 0-d buffer: declare one with sd::scalar "
-    << "(e.g. p.temp<" << name_of(b.type) << ">(\"" << name
-    << "_sum\", sd::scalar)) and store the result there";
+    << "(e.g. p.temp<" << name_of(b.type) << ">(\"" << name << '_'
+    << ir::info(p.stmts[stmt].code).spelling.substr(4)  // "sd::max" -> "max"
+    << "\", sd::scalar)) and store the result there";
   return t;
 }
 
