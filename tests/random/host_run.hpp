@@ -30,8 +30,16 @@ inline std::vector<binding> bindings_for(const generated_program& g, std::vector
     auto& a = arrays[b];
     const void* data = with_host_type(
         a.type(), [&](auto tag) -> const void* { return a.span<typename decltype(tag)::type>().data(); });
-    out.push_back(binding::buffer(v.buffer_name(static_cast<std::int32_t>(b)), info.type, data, a.size(),
-                                  info.kind == ir::access::input));
+    const auto name = v.buffer_name(static_cast<std::int32_t>(b));
+    const bool read_only = info.kind == ir::access::input;
+    if (info.domain >= 0 && ir::is_product(v.domains[static_cast<std::size_t>(info.domain)])) {
+      const auto& d = v.domains[static_cast<std::size_t>(info.domain)];
+      out.push_back(binding::matrix(name, info.type, data, a.size(), read_only,
+                                    g.inputs.extents.at(static_cast<std::size_t>(d.outer)),
+                                    g.inputs.extents.at(static_cast<std::size_t>(d.inner))));
+      continue;
+    }
+    out.push_back(binding::buffer(name, info.type, data, a.size(), read_only));
   }
   for (std::size_t p = 0; p < v.params.size(); ++p) {
     const auto& value = g.inputs.params[p];

@@ -72,14 +72,31 @@ class dynamic_generator : public generator_base {
       access::add_domain(b_, "d" + std::to_string(d));
       g.inputs.extents.push_back(extent());
     }
+    // Some programs have rank-2 buffers over the product of two domains (one
+    // domain twice: a square matrix), kept small: the reference evaluates
+    // every element.
+    if (r_.chance(0.3)) {
+      const auto outer = static_cast<std::int32_t>(r_.below(domains));
+      const auto inner = static_cast<std::int32_t>(r_.below(domains));
+      auto& rows = g.inputs.extents[static_cast<std::size_t>(outer)];
+      auto& cols = g.inputs.extents[static_cast<std::size_t>(inner)];
+      if (outer == inner && rows > 150) rows = 1 + rows % 150;
+      if (outer != inner && rows * cols > 20000) rows = 1 + 20000 / cols;
+      product_ = access::product_domain(b_, outer, inner);
+      g.inputs.extents.push_back(rows * cols);
+    }
     extents_ = g.inputs.extents;
     for (auto n : extents_) counts_.push_back(chunks_ ? chunk_counts_of(n) : std::vector<std::int32_t>{});
+    if (product_ >= 0) counts_[static_cast<std::size_t>(product_)].clear();  // rank-2 buffers have no chunks
     constexpr std::int32_t counts[] = {2, 3, 4, 6, 8};
     favourite_count_ = counts[r_.below(5)];
     auto declare_buffers = [&](ir::access kind, const char* prefix, std::size_t lo, std::size_t hi) {
       const auto n = lo + r_.below(hi - lo + 1);
       for (std::size_t i = 0; i < n; ++i) {
-        const auto domain = r_.chance(0.15) ? -1 : static_cast<std::int32_t>(r_.below(domains) * r_.below(2));
+        const auto domain = r_.chance(0.15) ? -1
+                            : product_ >= 0 && r_.chance(0.35)
+                                ? product_
+                                : static_cast<std::int32_t>(r_.below(domains) * r_.below(2));
         // Copies need two buffers of one element type: programs with copies
         // draw from fewer types.
         const auto type = copies_ && r_.chance(0.5) ? dtype::float32 : random_dtype(r_);
@@ -95,7 +112,7 @@ class dynamic_generator : public generator_base {
     // one loop keeps (passes/split_wide_runs.hpp cuts such runs).
     wide_ = r_.chance(0.1);
     // Some programs reduce and scan (ops/reduce.hpp, ops/scan.hpp).
-    steps_ = r_.chance(0.35);
+    steps_ = r_.chance(product_ >= 0 ? 0.6 : 0.35);
     const std::size_t wide = wide_ ? 3 : 1;
     declare_buffers(ir::access::input, "in", 1, 4 * wide);
     declare_buffers(ir::access::inout, "io", 0, 2 * wide);
@@ -103,14 +120,26 @@ class dynamic_generator : public generator_base {
     declare_buffers(ir::access::temp, "t", 0, 6 * wide);
     // A domain is as long as the buffers bound to it: one with only temps
     // is empty (its statements do nothing, and copies from it are empty too).
+    // A rank-2 buffer bound gives its rows and columns their extents, and a
+    // product domain's extent is theirs multiplied.
+    const auto& all = access::ir(b_).domains;
     for (std::size_t d = 0; d < domains; ++d) {
       bool bound = false;
-      for (const auto& b : access::ir(b_).buffers)
-        bound = bound || (b.domain == static_cast<std::int32_t>(d) && b.kind != ir::access::temp);
+      for (const auto& b : access::ir(b_).buffers) {
+        const auto over = static_cast<std::int32_t>(d);
+        const bool in_product = b.domain >= 0 && (all[static_cast<std::size_t>(b.domain)].outer == over ||
+                                                  all[static_cast<std::size_t>(b.domain)].inner == over);
+        bound = bound || ((b.domain == over || in_product) && b.kind != ir::access::temp);
+      }
       if (!bound) {
         g.inputs.extents[d] = extents_[d] = 0;
         if (chunks_) counts_[d] = chunk_counts_of(0);
       }
+    }
+    if (product_ >= 0) {
+      const auto& p = all[static_cast<std::size_t>(product_)];
+      g.inputs.extents[static_cast<std::size_t>(product_)] = extents_[static_cast<std::size_t>(product_)] =
+          extents_[static_cast<std::size_t>(p.outer)] * extents_[static_cast<std::size_t>(p.inner)];
     }
     const auto params = r_.below(3);
     for (std::size_t i = 0; i < params; ++i) {
@@ -226,7 +255,7 @@ class dynamic_generator : public generator_base {
               const std::vector<std::int32_t>* only = nullptr) {
     const auto& info = info_of(target.buffer);
     model_->observe(access::ir(b_));
-    const shape sh{info.domain, target, prefer, only};
+    const shape sh{info.domain, target, prefer, only, vector_domain(info.domain)};
     operand value = expression(
         category_of(info.type) == dtype_category::boolean || r_.chance(0.1) ? want::boolean : want::numeric,
         static_cast<int>(r_.below(4)), sh);
@@ -251,9 +280,22 @@ class dynamic_generator : public generator_base {
     const bool scan = r_.chance(0.4);
     ir::region target;
     shape sh{};
+    std::int32_t axis = -1;  // along the last axis of a rank-2 expression
+    const auto* rank2 = product_ >= 0 ? &access::ir(b_).domains[static_cast<std::size_t>(product_)] : nullptr;
     if (scan) {
       target = random_target(chunks_ && r_.chance(0.4));
-      sh = {info_of(target.buffer).domain, target, {}, nullptr};
+      const auto domain = info_of(target.buffer).domain;
+      sh = {domain, target, {}, nullptr, vector_domain(domain)};
+      if (domain >= 0 && domain == product_ && r_.chance(0.6)) axis = rank2->inner;
+    } else if (rank2 != nullptr && r_.chance(0.5)) {  // each row into a column
+      std::vector<std::int32_t> columns;
+      for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i)
+        if (!on_host(i) && info_of(i).domain == rank2->outer && info_of(i).kind != ir::access::input)
+          columns.push_back(i);
+      if (columns.empty()) return false;
+      target = ir::whole(r_.pick(columns));
+      axis = rank2->inner;
+      sh = {product_, ir::whole(target.buffer), {}, nullptr, vector_domain(product_)};
     } else {
       std::vector<std::int32_t> scalars, shaped;
       for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i) {
@@ -273,8 +315,15 @@ class dynamic_generator : public generator_base {
     }
     operand value =
         expression(r_.chance(0.15) ? want::boolean : want::numeric, static_cast<int>(r_.below(4)), sh);
+    // Along an axis, and a scan into a rank-2 target, need a rank-2 expression.
+    if ((axis >= 0 || (scan && sh.domain >= 0 && sh.domain == product_)) && !over_product(value))
+      return false;
     const auto& root = access::ir(b_).nodes[static_cast<std::size_t>(value.node)];
-    const bool empty = root.domain >= 0 && extents_[static_cast<std::size_t>(root.domain)] == 0;
+    const bool empty = axis >= 0
+                           ? extents_[static_cast<std::size_t>(axis)] == 0 &&
+                                 extents_[static_cast<std::size_t>(
+                                     access::ir(b_).domains[static_cast<std::size_t>(root.domain)].outer)] > 0
+                           : root.domain >= 0 && extents_[static_cast<std::size_t>(root.domain)] == 0;
     constexpr step_code reductions[] = {step_code::sum,  step_code::min,  step_code::max,
                                         step_code::mean, step_code::norm, step_code::argmax};
     auto code = scan ? (r_.chance(0.5) ? step_code::inclusive_sum : step_code::exclusive_sum)
@@ -289,11 +338,31 @@ class dynamic_generator : public generator_base {
     if (!assignable(info_of(target.buffer).type, result)) return false;
     std::vector<ir::region> reads;
     regions_loaded(access::ir(b_), value.node, reads);
+    // Each row's result stored while a square matrix's statement reads the
+    // target as a row: refused (row_reduction_reads_its_target).
+    if (axis >= 0 && !scan && info_of(target.buffer).domain == axis)
+      for (const auto& r : reads)
+        if (r.buffer == target.buffer) return false;
     order_before(stream, reads, {target});
     access::current_stream(b_) = stream;
-    access::reduce_or_scan(b_, code, target, value);
+    access::reduce_or_scan(b_, code, target, value, axis);
     check_written_as_meant(reads, target);
     ++done_;
+    return true;
+  }
+
+  // Makes `value` a rank-2 expression (over product_) when it is a row, a
+  // column or 0-d: combined by max with a rank-2 buffer in its type; false
+  // when no rank-2 buffer holds values.
+  bool over_product(operand& value) {
+    if (access::ir(b_).nodes[static_cast<std::size_t>(value.node)].domain == product_) return true;
+    std::vector<std::int32_t> matrices;
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i)
+      if (info_of(i).domain == product_ && !on_host(i) && readable(ir::whole(i))) matrices.push_back(i);
+    if (matrices.empty()) return false;
+    const auto t = value.type.type;
+    const auto m = access::unary(b_, ir::op::cast, access::load(b_, r_.pick(matrices)), t, t);
+    value = access::binary(b_, ir::op::max, value, m);
     return true;
   }
 
@@ -431,7 +500,16 @@ class dynamic_generator : public generator_base {
     ir::region target;
     ir::region prefer;
     const std::vector<std::int32_t>* only = nullptr;  // when set, the buffers leaves may load
+    // Over a rank-2 domain: the rows' or the columns' domain, whose vectors
+    // leaves may broadcast (one of the two: a row and a column make no shape).
+    std::int32_t vectors = ir::no_shape;
   };
+  // The vectors a statement over `domain` may broadcast (none unless rank-2).
+  std::int32_t vector_domain(std::int32_t domain) {
+    if (domain < 0 || domain != product_) return ir::no_shape;
+    const auto& d = access::ir(b_).domains[static_cast<std::size_t>(domain)];
+    return r_.chance(0.5) ? d.outer : d.inner;
+  }
 
   // Leaves: regions of buffers of the statement's domain, cut like its
   // target (or 0-d buffers, whole), that hold values.
@@ -440,8 +518,8 @@ class dynamic_generator : public generator_base {
     const auto parts = sh.target.parts;
     for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i) {
       const auto& info = info_of(i);
-      if ((info.type == dtype::boolean) != boolean || !(info.domain == sh.domain || info.domain < 0) ||
-          on_host(i))
+      if ((info.type == dtype::boolean) != boolean ||
+          !(info.domain == sh.domain || info.domain < 0 || info.domain == sh.vectors) || on_host(i))
         continue;
       if (sh.only != nullptr) {
         bool allowed = false;
@@ -628,6 +706,7 @@ class dynamic_generator : public generator_base {
 
   detail::builder_state b_;
   bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false, steps_ = false;
+  std::int32_t product_ = -1;         // the domain of rank-2 buffers, or -1 (none)
   std::vector<std::size_t> extents_;  // per domain
   std::vector<std::vector<std::int32_t>>
       counts_;  // per domain: the chunk counts it allows (chunked programs)

@@ -58,6 +58,8 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
       if (regions.reads.size() > 1) seen.insert("reduction or scan of a fused expression");
       if (written.parts > 1) seen.insert("scan into a chunk");
       if (s.code == sd::ir::step_code::argmax) seen.insert("argmax");
+      if (s.axis >= 0)
+        seen.insert(form == sd::ir::step_form::scan ? "scan along an axis" : "reduction along an axis");
     } else if (s.kind == sd::ir::stmt_kind::step) {
       seen.insert("copy");
       const auto& from = p.buffers[static_cast<std::size_t>(regions.reads.at(0).buffer)];
@@ -107,6 +109,20 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
   }
   for (const auto& n : p.nodes)
     if (n.code == sd::ir::op::param) seen.insert("param");
+  // Rank-2 statements and the vectors they broadcast (ir/shape.hpp).
+  const auto pv = sd::ir::view_of(p);
+  for (const auto& s : p.stmts) {
+    if (s.kind != sd::ir::stmt_kind::assign) continue;
+    const auto over = p.buffers[static_cast<std::size_t>(s.target)].domain;
+    if (over < 0 || !sd::ir::is_product(p.domains[static_cast<std::size_t>(over)])) continue;
+    seen.insert("rank-2 statement");
+    for (const auto& r : rt::regions_of(p, s).reads) {
+      const auto from = p.buffers[static_cast<std::size_t>(r.buffer)].domain;
+      const auto index = sd::ir::broadcast_of(pv.domains, from, over);
+      if (index == sd::ir::load_index::row_vector) seen.insert("row broadcast");
+      if (index == sd::ir::load_index::column_vector) seen.insert("column broadcast");
+    }
+  }
   if (streams.size() > 1) seen.insert("several streams");
   if (domains.size() > 1) seen.insert("several domains");
   const auto v = sd::view_of(m);
@@ -276,7 +292,12 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
                           "scan",
                           "reduction or scan of a fused expression",
                           "scan into a chunk",
-                          "argmax"}) {
+                          "argmax",
+                          "rank-2 statement",
+                          "row broadcast",
+                          "column broadcast",
+                          "reduction along an axis",
+                          "scan along an axis"}) {
       INFO("feature: " << f);
       CHECK(t.features[f] > 0);
     }

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <streamdsl/backend/reduce_ops.hpp>
 #include <streamdsl/ir/program_view.hpp>
+#include <streamdsl/ir/shape.hpp>
 #include <string>
 #include <vector>
 
@@ -75,9 +76,11 @@ class reference_evaluator {
       throw std::logic_error("reference: target array has the wrong extent");
     const auto out = elements(r.buffer, r.part, r.parts);
     // Element i of the region written depends only on element i of each
-    // region it reads (or element 0 of a 0-d buffer); two chunks of one
+    // region it reads (or element 0 of a 0-d buffer, or the element of a
+    // row or column of a rank-2 target that i is in); two chunks of one
     // buffer with one chunk count are equal or disjoint, so writing as we go
     // is the statement's meaning.
+    over_ = p_.buffers[static_cast<std::size_t>(s.target)].domain;
     for (std::size_t i = 0; i < out.count; ++i) target.set(out.first + i, eval(s.root, i));
   }
 
@@ -85,25 +88,44 @@ class reference_evaluator {
   // expression's shape for a reduction, the target's for a scan), converted
   // to the accumulation type, then folded in element order with the meaning
   // of backend/reduce_ops.hpp; the values are all read before anything is
-  // written (a scan may read its own target).
+  // written (a scan may read its own target). Along an axis each row is
+  // folded on its own, a reduction's result stored at the row's index.
   void reduce_or_scan(const ir::statement& s) {
     const auto& root = p_.nodes[static_cast<std::size_t>(s.root)];
     const dtype acc = ir::accumulation_type(root.type);
     const dtype result = ir::step_result_type(s.code, root.type);
     const auto r = written_region(s);
-    auto& target = buffers_.at(static_cast<std::size_t>(r.buffer));
     const bool scan = ir::info(s.code).form == ir::step_form::scan;
     const auto out = elements(r.buffer, r.part, r.parts);
+    over_ = scan ? p_.buffers[static_cast<std::size_t>(r.buffer)].domain : root.domain;
     const std::size_t count = scan ? out.count
                               : root.domain < 0
                                   ? 1
                                   : extent_of(root.domain) / static_cast<std::size_t>(root.parts);
     std::vector<scalar> v(count);
     for (std::size_t i = 0; i < count; ++i) v[i] = eval(s.root, i).to(acc);
+    const std::size_t length = s.axis >= 0 ? extent_of(s.axis) : count;  // of a row
+    const std::size_t rows = s.axis >= 0 ? extent_of(p_.domains[static_cast<std::size_t>(over_)].outer) : 1;
     with_host_type(acc, [&](auto tag) {
       using A = typename decltype(tag)::type;
-      using ir::step_code;
-      namespace fold = detail::reduce;
+      for (std::size_t row = 0; row < rows; ++row)
+        fold_row<A>(s, v, row * length, length, out.first, result, row);
+      return 0;
+    });
+  }
+
+  template <class A>
+  void fold_row(const ir::statement& s, const std::vector<scalar>& values, std::size_t first,
+                std::size_t count, std::size_t out_first, dtype result, std::size_t row) {
+    using ir::step_code;
+    namespace fold = detail::reduce;
+    const auto r = written_region(s);
+    auto& target = buffers_.at(static_cast<std::size_t>(r.buffer));
+    const bool scan = ir::info(s.code).form == ir::step_form::scan;
+    const std::vector<scalar> v(values.begin() + static_cast<std::ptrdiff_t>(first),
+                                values.begin() + static_cast<std::ptrdiff_t>(first + count));
+    {
+      out_first += scan ? first : row;
       A sum = A(0), part = A(0);
       std::int64_t best = 0;
       for (std::size_t i = 0; i < count; ++i) {
@@ -111,7 +133,7 @@ class reference_evaluator {
         if (scan) {
           const A before = sum;
           sum = i == 0 ? x : fold::combine(s.code, sum, x);
-          target.set(out.first + i, scalar::of(s.code == step_code::exclusive_sum ? before : sum).to(result));
+          target.set(out_first + i, scalar::of(s.code == step_code::exclusive_sum ? before : sum).to(result));
         } else if (s.code == step_code::argmax) {
           if (i == 0 || fold::replaces(x, sum)) {
             sum = x;
@@ -126,15 +148,14 @@ class reference_evaluator {
             sum = fold::combine(s.code, sum, part);
         }
       }
-      if (scan) return 0;
+      if (scan) return;
       if (count == 0 && (s.code == step_code::min || s.code == step_code::max || s.code == step_code::argmax))
         throw std::logic_error("reference: min, max or argmax of nothing (the bindings should refuse it)");
       const scalar value = s.code == step_code::argmax
                                ? scalar::of(best)
                                : scalar::of(fold::finish(s.code, sum, static_cast<long long>(count)));
-      target.set(out.first, value.to(result));
-      return 0;
-    });
+      target.set(out_first, value.to(result));
+    }
   }
 
   // Steps: a copy moves the source region's elements to the destination's, in order.
@@ -168,8 +189,17 @@ class reference_evaluator {
   scalar leaf(const ir::expr_node& n, std::size_t i) const {
     if (n.code == ir::op::load) {
       const auto& b = buffers_.at(static_cast<std::size_t>(n.ref));
-      if (p_.buffers[static_cast<std::size_t>(n.ref)].domain < 0) return b.get(0).to(n.type);  // broadcast
-      return b.get(elements(n.ref, n.part, n.parts).first + i).to(n.type);
+      const auto domain = p_.buffers[static_cast<std::size_t>(n.ref)].domain;
+      switch (ir::broadcast_of(p_.domains, domain, over_)) {
+        case ir::load_index::scalar: return b.get(0).to(n.type);
+        case ir::load_index::row_vector:
+          return b.get(i % extent_of(p_.domains[static_cast<std::size_t>(over_)].inner)).to(n.type);
+        case ir::load_index::column_vector:
+          return b.get(i / extent_of(p_.domains[static_cast<std::size_t>(over_)].inner)).to(n.type);
+        case ir::load_index::same: return b.get(elements(n.ref, n.part, n.parts).first + i).to(n.type);
+        case ir::load_index::none: break;
+      }
+      throw std::logic_error("reference: a load that does not broadcast to its statement's domain");
     }
     if (n.code == ir::op::param) return in_.params.at(static_cast<std::size_t>(n.ref)).to(n.type);
     // A literal is a value of its node's type: integral and bool types take
@@ -201,6 +231,7 @@ class reference_evaluator {
   const ir::program_view& p_;
   const reference_inputs& in_;
   std::vector<typed_array>& buffers_;
+  std::int32_t over_ = -1;  // the domain the current statement iterates
 };
 
 // Runs the program on `buffers` (one array per buffer, temps included, each

@@ -5,6 +5,7 @@
 // the plan by name and rejects bad ones (binding_error) before anything runs.
 // Shared by every backend: a binding does not know whose memory it points to.
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -25,6 +26,15 @@ class binding {
     b.data_ = data;
     b.count_ = count;
     b.read_only_ = read_only;
+    return b;
+  }
+  // Memory for a rank-2 buffer: rows * cols elements, row-major.
+  static binding matrix(detail::string_view name, dtype type, const void* data, std::size_t count,
+                        bool read_only, std::size_t rows, std::size_t cols) {
+    binding b = buffer(name, type, data, count, read_only);
+    b.rank2_ = true;
+    b.rows_ = rows;
+    b.cols_ = cols;
     return b;
   }
   // A param's value: size_of(type) bytes copied from `value`.
@@ -68,6 +78,10 @@ class binding {
   void* mutable_data() const { return read_only_ ? nullptr : const_cast<void*>(data_); }
   // Elements; for a family, members.
   std::size_t size() const { return count_; }
+  // A rank-2 buffer's: bound with its rows and columns (sd::bind(name, data, rows, cols)).
+  bool is_matrix() const { return rank2_; }
+  std::size_t rows() const { return rows_; }
+  std::size_t cols() const { return cols_; }
   // The param's value as raw bytes of type(): size_of(type()) of them.
   const unsigned char* value_bytes() const { return value_; }
 
@@ -79,6 +93,8 @@ class binding {
   bool is_param_ = false;
   bool is_family_ = false;
   bool read_only_ = false;
+  bool rank2_ = false;
+  std::size_t rows_ = 0, cols_ = 0;
   const void* data_ = nullptr;
   std::size_t count_ = 0;
   alignas(8) unsigned char value_[8]{};
@@ -102,6 +118,15 @@ binding bind(detail::string_view name, T* data, std::size_t n) {
 template <element_type T, std::size_t N>
 binding bind(detail::string_view name, T (&data)[N]) {
   return bind<T>(name, data, N);
+}
+
+// A rank-2 buffer (p.input<float>("a", rows, cols)): rows * cols elements,
+// row-major, at `data`.
+template <element_type T>
+binding bind(detail::string_view name, T* data, std::size_t rows, std::size_t cols) {
+  const bool fits = cols == 0 || rows <= SIZE_MAX / cols;  // else the count check reports it
+  return binding::matrix(name, dtype_v<T>, data, fits ? rows * cols : SIZE_MAX, std::is_const_v<T>, rows,
+                         cols);
 }
 
 namespace detail {
@@ -128,6 +153,21 @@ binding bind(detail::string_view name, R&& data) {
       "streamdsl: sd::bind of a temporary container: its elements would be freed before the executor "
       "uses them; bind a named container (or a std::span of one) instead");
   return bind(name, data.data(), static_cast<std::size_t>(data.size()));
+}
+
+// A rank-2 buffer from a container of rows * cols elements (its size is
+// checked against them when the program runs).
+template <class R>
+  requires(detail::element_range<std::remove_reference_t<R>>)
+binding bind(detail::string_view name, R&& data, std::size_t rows, std::size_t cols) {
+  using range = std::remove_cvref_t<R>;
+  using T = std::remove_reference_t<decltype(*data.data())>;
+  static_assert(
+      std::is_lvalue_reference_v<R> || requires { range::extent; },
+      "streamdsl: sd::bind of a temporary container: its elements would be freed before the executor "
+      "uses them; bind a named container (or a std::span of one) instead");
+  return binding::matrix(name, dtype_v<std::remove_cv_t<T>>, data.data(),
+                         static_cast<std::size_t>(data.size()), std::is_const_v<T>, rows, cols);
 }
 
 // --- families ----------------------------------------------------------------

@@ -24,6 +24,8 @@ struct resolved_bindings {
   detail::dyn_array<std::size_t> buffer_count;    // per buffer; 0 for temps
   detail::dyn_array<std::size_t> domain_extent;   // per domain; 0 when no bound buffer has it
   detail::dyn_array<const binding*> param_value;  // per param
+  // per buffer: a rank-2 buffer's columns, as bound (its rows: count / cols, or 0 when cols is 0)
+  detail::dyn_array<std::size_t> buffer_rows, buffer_cols;
 };
 
 namespace backend_detail {
@@ -163,6 +165,42 @@ class problem_list {
 // byte count, or one that wraps around std::size_t, cannot describe memory.
 inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF_MAX);
 
+// A rank-2 buffer is bound with its rows and columns (they give its
+// domains' extents), any other buffer without; returns whether it is.
+[[gnu::cold]] inline bool check_shape(const plan_view& plan, std::int32_t b, const binding& given,
+                                      problem_list& problems) {
+  const auto& info = plan.ir.buffers[static_cast<std::size_t>(b)];
+  const auto name = plan.ir.buffer_name(b);
+  const bool rank2 =
+      info.domain >= 0 && ir::is_product(plan.ir.domains[static_cast<std::size_t>(info.domain)]);
+  if (rank2 && !given.is_matrix()) {
+    const auto& d = plan.ir.domains[static_cast<std::size_t>(info.domain)];
+    problems.add()
+        << buffer_description{plan, b} << " is bound to " << given.size()
+        << " elements without its shape; bind a rank-2 buffer with its rows and columns: sd::bind(\"" << name
+        << "\", data, " << plan.ir.domain_name(d.outer) << ", " << plan.ir.domain_name(d.inner) << ")";
+    return false;
+  }
+  if (!rank2 && given.is_matrix()) {
+    problems.add() << buffer_description{plan, b} << " is bound with " << given.rows() << " rows and "
+                   << given.cols() << " columns, but it is not a rank-2 buffer; bind it with sd::bind(\""
+                   << name << "\", data)";
+    return false;
+  }
+  if (rank2 && (given.cols() != 0 && given.rows() > SIZE_MAX / given.cols())) {
+    problems.add() << buffer_description{plan, b} << " is bound with " << given.rows() << " rows and "
+                   << given.cols() << " columns, more elements than a size_t can count";
+    return false;
+  }
+  if (rank2 && given.size() != given.rows() * given.cols()) {
+    problems.add() << buffer_description{plan, b} << " is bound to " << given.size() << " elements as "
+                   << given.rows() << " rows of " << given.cols() << " (" << given.rows() * given.cols()
+                   << " elements); bind a container of rows * cols elements";
+    return false;
+  }
+  return true;
+}
+
 // Checks one buffer's binding; returns whether it describes memory the other
 // checks (extents, overlaps) and the executors can use.
 [[gnu::cold]] inline bool check_buffer_binding(const plan_view& plan, std::int32_t b, const binding& given,
@@ -213,7 +251,7 @@ inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF
   if (info.domain < 0 && given.size() != 1)
     problems.add() << what << " is bound to " << given.size()
                    << " elements; a 0-d buffer holds exactly one element";
-  return true;
+  return check_shape(plan, b, given, problems);
 }
 
 [[gnu::cold]] inline void check_param_binding(const plan_view& plan, std::int32_t p, const binding& given,
@@ -308,29 +346,58 @@ inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(PTRDIFF
   }
 }
 
-// Buffers of one domain have one extent; the first bound buffer sets it.
-// Returns whether every domain's buffers agree (the region checks below read
-// the domains' extents, which mean nothing where they disagree).
+// Buffers of one domain have one extent; the first bound buffer sets it. A
+// rank-2 buffer gives its rows' and its columns' domains theirs, and a
+// product domain's extent is theirs multiplied (ir/shape.hpp). Returns
+// whether every domain's buffers agree (the region checks below read the
+// domains' extents, which mean nothing where they disagree).
 [[gnu::cold]] inline bool check_extents(const plan_view& plan, resolved_bindings& r,
                                         const detail::dyn_array<unsigned char>& bound,
                                         problem_list& problems) {
   bool agree = true;
   detail::dyn_array<std::int32_t> first(plan.ir.domains.size(), -1);
-  for (std::int32_t b = 0; b < static_cast<std::int32_t>(plan.ir.buffers.size()); ++b) {
-    const auto d = plan.ir.buffers[static_cast<std::size_t>(b)].domain;
-    if (d < 0 || !bound[static_cast<std::size_t>(b)]) continue;
-    const auto n = r.buffer_count[static_cast<std::size_t>(b)];
-    auto& f = first[static_cast<std::size_t>(d)];
-    if (f < 0) {
-      f = b;
-      r.domain_extent[static_cast<std::size_t>(d)] = n;
-    } else if (n != r.domain_extent[static_cast<std::size_t>(d)]) {
+  detail::dyn_array<const char*> first_unit(plan.ir.domains.size(), nullptr);
+  constexpr const char* elements = " elements";
+  auto set = [&](std::int32_t d, std::size_t n, std::int32_t b, const char* unit) {
+    const auto i = static_cast<std::size_t>(d);
+    auto& extent = r.domain_extent[i];
+    if (first[i] < 0) {
+      first[i] = b;
+      first_unit[i] = unit;
+      extent = n;
+    } else if (n != extent) {
       agree = false;
       problems.add() << "buffers of domain " << quote{plan.ir.domain_name(d)} << " must have one extent, but "
-                     << quote{plan.ir.buffer_name(f)} << " is bound to "
-                     << r.domain_extent[static_cast<std::size_t>(d)] << " elements and "
-                     << quote{plan.ir.buffer_name(b)} << " to " << n;
+                     << quote{plan.ir.buffer_name(first[i])} << " is bound to " << extent << first_unit[i]
+                     << " and " << quote{plan.ir.buffer_name(b)} << " to " << n
+                     << (unit == elements ? "" : unit);
     }
+  };
+  for (std::int32_t b = 0; b < static_cast<std::int32_t>(plan.ir.buffers.size()); ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    const auto d = plan.ir.buffers[i].domain;
+    if (d < 0 || !bound[i]) continue;
+    const auto& info = plan.ir.domains[static_cast<std::size_t>(d)];
+    if (!ir::is_product(info)) {
+      set(d, r.buffer_count[i], b, elements);
+      continue;
+    }
+    set(info.outer, r.buffer_rows[i], b, " (its rows)");
+    set(info.inner, r.buffer_cols[i], b, " (its columns)");
+  }
+  for (std::size_t d = 0; d < plan.ir.domains.size(); ++d) {
+    const auto& info = plan.ir.domains[d];
+    if (!ir::is_product(info)) continue;
+    const auto rows = r.domain_extent[static_cast<std::size_t>(info.outer)];
+    const auto cols = r.domain_extent[static_cast<std::size_t>(info.inner)];
+    if (cols != 0 && rows > SIZE_MAX / cols) {
+      agree = false;
+      problems.add() << "domain " << quote{plan.ir.domain_name(static_cast<std::int32_t>(d))}
+                     << " is bound to " << rows << " rows of " << cols
+                     << ", more elements than a size_t can count";
+      continue;
+    }
+    r.domain_extent[d] = rows * cols;
   }
   return agree;
 }
@@ -404,8 +471,15 @@ inline std::size_t extent_of(const plan_view& plan, const resolved_bindings& r, 
       // No value to give (PyTorch raises too); sum and mean of nothing are 0 and NaN.
       // Only an empty domain: a chunk of a domain bound to fewer elements than
       // chunks is empty too, but the chunk check above reports that extent.
-      const auto domain = ir::shape_of_step(v, s).domain;
-      if (domain < 0 || r.domain_extent[static_cast<std::size_t>(domain)] > 0) continue;
+      // Along the last axis: each row (none when there are no rows).
+      auto domain = ir::shape_of_step(v, s).domain;
+      if (domain < 0) continue;
+      if (s.axis >= 0) {
+        if (r.domain_extent[static_cast<std::size_t>(v.domains[static_cast<std::size_t>(domain)].outer)] == 0)
+          continue;
+        domain = s.axis;
+      }
+      if (r.domain_extent[static_cast<std::size_t>(domain)] > 0) continue;
       text code;
       ir::render_statement(v, s, code);
       problems.add() << "statement #" << s.origin << " `" << code.view() << "` reduces no elements (domain '"
@@ -470,9 +544,12 @@ resolved_bindings resolve_bindings(const plan_view& plan, binding_list bindings)
     throw_with<binding_error>(msg);
   }
   const auto buffers = plan.ir.buffers.size();
-  resolved_bindings r{detail::dyn_array<void*>(buffers, nullptr), detail::dyn_array<std::size_t>(buffers, 0),
+  resolved_bindings r{detail::dyn_array<void*>(buffers, nullptr),
+                      detail::dyn_array<std::size_t>(buffers, 0),
                       detail::dyn_array<std::size_t>(plan.ir.domains.size(), 0),
-                      detail::dyn_array<const binding*>(plan.ir.params.size(), nullptr)};
+                      detail::dyn_array<const binding*>(plan.ir.params.size(), nullptr),
+                      detail::dyn_array<std::size_t>(buffers, 0),
+                      detail::dyn_array<std::size_t>(buffers, 0)};
   detail::dyn_array<unsigned char> bound(buffers, 0);  // per buffer: bound to memory the checks accept
   detail::dyn_array<unsigned char> named(buffers, 0);  // per buffer: a binding names it (accepted or not)
   problem_list problems;
@@ -502,6 +579,8 @@ resolved_bindings resolve_bindings(const plan_view& plan, binding_list bindings)
       if (bound[idx]) {
         r.buffer_data[idx] = const_cast<void*>(given.data());
         r.buffer_count[idx] = given.size();
+        r.buffer_rows[idx] = given.rows();
+        r.buffer_cols[idx] = given.cols();
       }
     } else if (const auto p = param_id(plan, given.name()); p >= 0) {
       check_param_binding(plan, p, given, problems);

@@ -35,6 +35,9 @@ enum class error_kind : std::uint8_t {
   reduction_needs_floating,
   bitwise_on_non_integer,
   remainder_of_non_integer,
+  reduction_axis_not_last,
+  row_reduction_target_not_a_column,
+  row_reduction_reads_its_target,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -65,6 +68,9 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::reduction_needs_floating: return "reduction_of_integers_needs_a_cast";
     case error_kind::bitwise_on_non_integer: return "bitwise_operator_needs_integer_operands";
     case error_kind::remainder_of_non_integer: return "remainder_needs_integer_operands";
+    case error_kind::reduction_axis_not_last: return "reduction_axis_must_be_the_last_axis";
+    case error_kind::row_reduction_target_not_a_column: return "row_reduction_result_needs_a_column";
+    case error_kind::row_reduction_reads_its_target: return "row_reduction_reads_the_buffer_it_writes";
   }
   return "?";
 }

@@ -76,6 +76,12 @@ STREAMDSL_ERROR_TEMPLATE(
     "~, &, |, ^ (integers or bool) or << and >> (integers) have an operand of another type")
 STREAMDSL_ERROR_TEMPLATE(remainder_needs_integer_operands,
                          "% has an operand that is not an integer; sd::fmod is the remainder of floats")
+STREAMDSL_ERROR_TEMPLATE(reduction_axis_must_be_the_last_axis,
+                         "a reduction or scan along an axis that is not its rank-2 expression's last one")
+STREAMDSL_ERROR_TEMPLATE(row_reduction_result_needs_a_column,
+                         "a reduction along the last axis is stored in a buffer that is not over the rows")
+STREAMDSL_ERROR_TEMPLATE(row_reduction_reads_the_buffer_it_writes,
+                         "a reduction along the last axis of a square matrix reads its result as a row")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -132,6 +138,12 @@ constexpr bool raise() {
     return bitwise_operator_needs_integer_operands<Message>::value;
   else if constexpr (Kind == remainder_of_non_integer)
     return remainder_needs_integer_operands<Message>::value;
+  else if constexpr (Kind == reduction_axis_not_last)
+    return reduction_axis_must_be_the_last_axis<Message>::value;
+  else if constexpr (Kind == row_reduction_target_not_a_column)
+    return row_reduction_result_needs_a_column<Message>::value;
+  else if constexpr (Kind == row_reduction_reads_its_target)
+    return row_reduction_reads_the_buffer_it_writes<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

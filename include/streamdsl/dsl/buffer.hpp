@@ -28,7 +28,7 @@ class buffer {
   constexpr buffer& operator=(const E& value) { return assign(value); }
   // `s = sd::sum(x * y)`, `y = sd::inclusive_sum(x)`: a reduction or scan.
   constexpr buffer& operator=(const detail::step_value& v) {
-    detail::builder_access::reduce_or_scan(*v.state, v.code, ir::whole(id_), v.value);
+    detail::builder_access::reduce_or_scan(*v.state, v.code, ir::whole(id_), v.value, v.axis);
     return *this;
   }
 

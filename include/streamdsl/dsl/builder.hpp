@@ -19,25 +19,35 @@ namespace streamdsl {
 class builder : private detail::builder_state {
  public:
   // Buffers bound by the caller at run time, in device memory unless a
-  // space says otherwise: p.input<float, sd::pinned>("h").
+  // space says otherwise: p.input<float, sd::pinned>("h"). Over one domain
+  // (default "n"), none (sd::scalar: one element), or two: a rank-2 buffer
+  // p.input<float>("a", rows, cols), row-major, bound with
+  // sd::bind("a", data, rows, cols) (ir/shape.hpp; broadcasting by domain).
   template <element_type T, detail::memory_space_tag Space = device>
-  constexpr streamdsl::input<T, Space> input(detail::string_view name, streamdsl::domain d = {}) {
-    return {this, access::add_buffer(*this, name, ir::access::input, dtype_v<T>, d.id, Space::value)};
+  constexpr streamdsl::input<T, Space> input(detail::string_view name, streamdsl::domain d = {},
+                                             streamdsl::domain cols = detail::no_columns) {
+    return {this,
+            access::add_buffer(*this, name, ir::access::input, dtype_v<T>, shape(d, cols), Space::value)};
   }
   template <element_type T, detail::memory_space_tag Space = device>
-  constexpr streamdsl::output<T, Space> output(detail::string_view name, streamdsl::domain d = {}) {
-    return {this, access::add_buffer(*this, name, ir::access::output, dtype_v<T>, d.id, Space::value)};
+  constexpr streamdsl::output<T, Space> output(detail::string_view name, streamdsl::domain d = {},
+                                               streamdsl::domain cols = detail::no_columns) {
+    return {this,
+            access::add_buffer(*this, name, ir::access::output, dtype_v<T>, shape(d, cols), Space::value)};
   }
   template <element_type T, detail::memory_space_tag Space = device>
-  constexpr streamdsl::inout<T, Space> inout(detail::string_view name, streamdsl::domain d = {}) {
-    return {this, access::add_buffer(*this, name, ir::access::inout, dtype_v<T>, d.id, Space::value)};
+  constexpr streamdsl::inout<T, Space> inout(detail::string_view name, streamdsl::domain d = {},
+                                             streamdsl::domain cols = detail::no_columns) {
+    return {this,
+            access::add_buffer(*this, name, ir::access::inout, dtype_v<T>, shape(d, cols), Space::value)};
   }
   // Program-owned: the compiler decides where (and whether) it is stored,
   // always in the executor's device workspace (see temps_live_on_the_device).
   template <element_type T, detail::memory_space_tag Space = device>
-  constexpr streamdsl::temp<T> temp(detail::string_view name, streamdsl::domain d = {}) {
+  constexpr streamdsl::temp<T> temp(detail::string_view name, streamdsl::domain d = {},
+                                    streamdsl::domain cols = detail::no_columns) {
     temps_live_on_the_device<Space>();
-    return {this, access::add_buffer(*this, name, ir::access::temp, dtype_v<T>, d.id)};
+    return {this, access::add_buffer(*this, name, ir::access::temp, dtype_v<T>, shape(d, cols))};
   }
 
   // Families: `auto x = p.inputs<float>("x", 64)` declares x[0] ... x[63]
@@ -112,6 +122,10 @@ class builder : private detail::builder_state {
                   "and fill it with sd::copy");
   }
 
+  // The domain of a buffer declared over d, or over (d, cols).
+  constexpr std::int32_t shape(streamdsl::domain d, streamdsl::domain cols) {
+    return cols.id == detail::no_columns.id ? d.id : access::product_domain(*this, d.id, cols.id);
+  }
   template <class Buffer>
   constexpr family<Buffer> buffer_family(detail::string_view name, std::int64_t count, streamdsl::domain d) {
     using T = typename Buffer::value_type;

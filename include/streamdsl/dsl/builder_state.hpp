@@ -89,6 +89,18 @@ class builder_state {
     ir.domains.push_back({declare_name(name, declared::domain, "domain")});
     return static_cast<std::int32_t>(ir.domains.size() - 1);
   }
+  // The domain of rank-2 buffers over (outer, inner) (ir/shape.hpp): made by
+  // the first such buffer, named "(rows, cols)" in dumps and messages.
+  constexpr std::int32_t product_domain(std::int32_t outer, std::int32_t inner) {
+    if (outer < 0 || inner < 0) return outer < 0 ? inner : outer;  // (sd::scalar, cols) is cols
+    for (std::size_t d = 0; d < ir.domains.size(); ++d)
+      if (ir.domains[d].outer == outer && ir.domains[d].inner == inner) return static_cast<std::int32_t>(d);
+    const auto view = ir::view_of(ir);
+    detail::text t;
+    t << '(' << view.domain_name(outer) << ", " << view.domain_name(inner) << ')';
+    ir.domains.push_back({ir.intern(t.view()), outer, inner});
+    return static_cast<std::int32_t>(ir.domains.size() - 1);
+  }
 
   // --- families -------------------------------------------------------------
   // p.inputs<T>("x", k) and the like: the family's name is declared once; its
@@ -177,7 +189,8 @@ class builder_state {
   // x.chunk(part, parts): checked here, where the chunk is taken.
   constexpr ir::region chunk(std::int32_t buffer, std::int32_t part, std::int32_t parts) {
     const ir::region r{buffer, part, parts};
-    if (parts < 1 || part < 0 || part >= parts || ir.buffers[buffer].domain < 0) {
+    const auto domain = ir.buffers[buffer].domain;
+    if (parts < 1 || part < 0 || part >= parts || domain < 0 || ir::is_product(ir.domains[domain])) {
       fail(diag::error_kind::invalid_chunk, messages::invalid_chunk(ir, current_stream, r));
       return ir::whole(buffer);
     }
@@ -327,10 +340,12 @@ class builder_state {
     else if (!storable_without_cast(b.type, value.type))
       fail(diag::error_kind::narrowing_assignment,
            messages::narrowing_store(ir, index, target.buffer, value.node, value.type.type));
-    else if (v.domain >= 0 && v.domain != b.domain)
+    else if (!stores_into(v.domain, b.domain))
       fail(diag::error_kind::domain_mismatch,
            messages::store_domain_differs(ir, index, target.buffer, v.domain));
-    else if (v.domain >= 0 && v.parts != target.parts)
+    else if (v.domain == b.domain && v.parts != target.parts)
+      fail(diag::error_kind::chunk_mismatch, messages::store_chunk_differs(ir, index, target, v.parts));
+    else if (v.domain >= 0 && v.domain != b.domain && v.parts != 1)
       fail(diag::error_kind::chunk_mismatch, messages::store_chunk_differs(ir, index, target, v.parts));
     note_written(target);
   }
@@ -365,7 +380,10 @@ class builder_state {
   // (ir/step.hpp): a step reading an expression. A reduction's expression
   // may be over any shape and its target is a 0-d buffer; a scan's target
   // has the expression's shape (0-d values broadcast, as in an assignment).
-  constexpr void reduce_or_scan(ir::step_code code, ir::region target, operand value) {
+  // Along an axis (`sd::sum(e, cols)`, axis >= 0) e is rank-2 and the axis
+  // its last: a reduction's target is a column (over e's rows), a scan's
+  // has e's shape.
+  constexpr void reduce_or_scan(ir::step_code code, ir::region target, operand value, std::int32_t axis) {
     const auto& b = ir.buffers[target.buffer];
     ir::statement s{};
     s.kind = ir::stmt_kind::step;
@@ -373,11 +391,13 @@ class builder_state {
     s.stream = current_stream;
     s.target = target.buffer;
     s.root = value.node;
+    s.axis = axis;
     begin_accesses(s);
     ir::collect_reads(ir.nodes, s.root, ir.accesses, ir.accesses.size());
     end_accesses(s, target);
     const auto index = push(s);
     const auto& v = ir.nodes[value.node];
+    const auto rows = v.domain >= 0 ? ir.domains[v.domain].outer : -1;  // along an axis: the target's domain
     const dtype result = ir::step_result_type(code, value.type.type);
     const auto unwritten = unwritten_temp_read(s);
     const auto host = host_buffer_in(s);
@@ -396,7 +416,15 @@ class builder_state {
     else if (!storable_without_cast(b.type, {result, strength::tensor}))
       fail(diag::error_kind::narrowing_assignment,
            messages::step_result_narrowing(ir, index, target.buffer, code, result));
-    else if (reduction && b.domain >= 0)
+    else if (axis >= 0 && (v.domain < 0 || ir.domains[v.domain].inner != axis))
+      fail(diag::error_kind::reduction_axis_not_last, messages::reduction_axis_not_last(ir, index, v.domain));
+    else if (axis >= 0 && reduction && (b.domain != rows || target.parts != 1))
+      fail(diag::error_kind::row_reduction_target_not_a_column,
+           messages::row_reduction_target_not_a_column(ir, index, target, v.domain));
+    else if (axis >= 0 && reduction && b.domain == axis && reads_buffer(s, target.buffer))
+      fail(diag::error_kind::row_reduction_reads_its_target,
+           messages::row_reduction_reads_its_target(ir, index, target.buffer));
+    else if (axis < 0 && reduction && b.domain >= 0)
       fail(diag::error_kind::reduction_target_not_scalar,
            messages::reduction_target_not_scalar(ir, index, target.buffer));
     else if (!reduction && v.domain >= 0 && v.domain != b.domain)
@@ -463,6 +491,13 @@ class builder_state {
     return -1;
   }
 
+  // Whether the statement reads any region of `buffer`.
+  constexpr bool reads_buffer(const ir::statement& s, std::int32_t buffer) const {
+    for (auto i = s.accesses_first; i < s.accesses_first + s.reads_count; ++i)
+      if (ir.accesses[static_cast<std::size_t>(i)].buffer == buffer) return true;
+    return false;
+  }
+
   // A temp region the statement reads that earlier statements did not write
   // in full: the temp's id, or -1. (The accesses are indexed in place: this
   // runs for every statement.)
@@ -516,8 +551,9 @@ class builder_state {
     return s.origin;
   }
 
-  // Node n iterates the shape its operands a and b share: one domain (0-d
-  // values broadcast) cut into one number of parts.
+  // Node n iterates the shape its operands a and b share: one domain cut
+  // into one number of parts, or the one the other broadcasts to (a 0-d
+  // value, or a row or column of a rank-2 shape: ir/shape.hpp).
   constexpr void join_shape(ir::expr_node& n, std::int32_t a, std::int32_t b) {
     const auto& x = ir.nodes[a];
     const auto& y = ir.nodes[b];
@@ -525,10 +561,23 @@ class builder_state {
     n.domain = shape.domain;
     n.parts = shape.parts;
     if (x.domain < 0 || y.domain < 0) return;
-    if (x.domain != y.domain)
-      fail(diag::error_kind::domain_mismatch, messages::operand_domains_differ(ir, current_stream, a, b));
-    else if (x.parts != y.parts)
+    if (x.domain != y.domain) {
+      const auto joined = ir::broadcast_shape(ir::view_of(ir).domains, x.domain, y.domain);
+      if (joined == ir::no_shape)
+        fail(diag::error_kind::domain_mismatch, messages::operand_domains_differ(ir, current_stream, a, b));
+      else if (x.parts != 1 || y.parts != 1)  // chunks of rank-2 buffers are refused where taken
+        fail(diag::error_kind::chunk_mismatch, messages::operand_chunks_differ(ir, current_stream, a, b));
+      n.domain = joined == ir::no_shape ? x.domain : joined;
+      n.parts = 1;
+    } else if (x.parts != y.parts) {
       fail(diag::error_kind::chunk_mismatch, messages::operand_chunks_differ(ir, current_stream, a, b));
+    }
+  }
+
+  // Whether a value over domain `from` can be stored in every element of a
+  // buffer over domain `to` (as it is, or broadcast).
+  constexpr bool stores_into(std::int32_t from, std::int32_t to) const {
+    return from == to || ir::broadcast_of(ir::view_of(ir).domains, from, to) != ir::load_index::none;
   }
 
   constexpr void expression_error(diag::error_kind kind, std::int32_t node, const text& why) {
@@ -627,9 +676,12 @@ struct builder_access {
     s.assign(target.buffer, target.part, target.parts, value);
   }
   static constexpr void copy(builder_state& s, ir::region dst, ir::region src) { s.copy(dst, src); }
-  static constexpr void reduce_or_scan(builder_state& s, ir::step_code code, ir::region target,
-                                       operand value) {
-    s.reduce_or_scan(code, target, value);
+  static constexpr void reduce_or_scan(builder_state& s, ir::step_code code, ir::region target, operand value,
+                                       std::int32_t axis = -1) {
+    s.reduce_or_scan(code, target, value, axis);
+  }
+  static constexpr std::int32_t product_domain(builder_state& s, std::int32_t outer, std::int32_t inner) {
+    return s.product_domain(outer, inner);
   }
   static constexpr void record(builder_state& s, std::int32_t event) { s.record(event); }
   static constexpr void wait(builder_state& s, std::int32_t event) { s.wait(event); }

@@ -23,7 +23,7 @@ class buffer_chunk {
   constexpr buffer_chunk& operator=(const E& value) { return assign(value); }
   // `s = sd::sum(x * y)`, `y = sd::inclusive_sum(x)`: a reduction or scan.
   constexpr buffer_chunk& operator=(const detail::step_value& v) {
-    detail::builder_access::reduce_or_scan(*v.state, v.code, region_, v.value);
+    detail::builder_access::reduce_or_scan(*v.state, v.code, region_, v.value, v.axis);
     return *this;
   }
 

@@ -27,4 +27,9 @@ struct domain {
 // The domain of 0-d buffers: one element, broadcast wherever it is read.
 inline constexpr domain scalar{-1};
 
+namespace detail {
+// A declaration's columns when it names none: a rank-1 (or 0-d) buffer.
+inline constexpr domain no_columns{-2};
+}  // namespace detail
+
 }  // namespace streamdsl

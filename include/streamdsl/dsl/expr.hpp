@@ -34,6 +34,7 @@ struct step_value {
   builder_state* state;
   ir::step_code code;
   operand value;
+  std::int32_t axis = -1;  // sd::sum(e, cols): the domain reduced along (-1: all of e)
 };
 
 template <class X>

@@ -8,6 +8,7 @@
 #include "../ir/dtype.hpp"
 #include "../ir/program.hpp"
 #include "../ir/render.hpp"
+#include "../ir/shape.hpp"
 #include "name_table.hpp"
 
 namespace streamdsl::detail::messages {
@@ -238,7 +239,9 @@ constexpr text operand_domains_differ(const ir::program& p, std::int32_t stream,
   diag::quote_expr(view, b, t, 60);
   t << " over domain '" << view.domain_name(p.nodes[b].domain)
     << "'; the operands of an elementwise expression need one domain (only 0-d values, declared with "
-       "sd::scalar, broadcast into any domain)";
+       "sd::scalar, broadcast into any domain";
+  if (ir::has_product(view.domains)) t << ", and vectors over a rank-2 domain's rows or columns into it";
+  t << ')';
   return t;
 }
 
@@ -323,7 +326,11 @@ constexpr text store_domain_differs(const ir::program& p, std::int32_t stmt, std
   else
     t << "the buffer '" << name << "' of domain '" << view.domain_name(b.domain) << '\'';
   t << "; an elementwise statement writes every element of its target, so declare '" << name
-    << "' over domain '" << view.domain_name(domain) << "' (only 0-d values broadcast)";
+    << "' over domain '" << view.domain_name(domain) << '\'';
+  if (b.domain >= 0 && ir::is_product(p.domains[b.domain]))
+    t << " (0-d values, and vectors over its rows or columns, broadcast into '" << name << "')";
+  else
+    t << " (only 0-d values broadcast)";
   if (b.domain < 0)
     t << ", or reduce the expression into it: `" << name
       << " = sd::sum(...)` (or sd::min, sd::max, sd::mean, "
@@ -373,6 +380,64 @@ constexpr text reduction_needs_floating(const ir::program& p, std::int32_t stmt,
   return t;
 }
 
+// `m = sd::max(e, axis)` where axis is not e's last (e over `domain`).
+constexpr text reduction_axis_not_last(const ir::program& p, std::int32_t stmt, std::int32_t domain) {
+  const auto view = ir::view_of(p);
+  const auto& s = p.stmts[stmt];
+  text t;
+  diag::describe_statement(view, stmt, t);
+  t << " runs " << ir::info(s.code).spelling << " along domain '" << view.domain_name(s.axis)
+    << "', but its expression is over ";
+  if (domain < 0 || !ir::is_product(p.domains[domain])) {
+    t << (domain < 0 ? "no domain (0-d)" : "domain '") << (domain < 0 ? "" : view.domain_name(domain))
+      << (domain < 0 ? "" : "'") << ", which has no axes to choose from; write `" << ir::info(s.code).spelling
+      << "(...)` without an axis to take all of it";
+    return t;
+  }
+  t << "domain '" << view.domain_name(domain) << "', whose last axis is '"
+    << view.domain_name(p.domains[domain].inner)
+    << "'; a reduction or scan along an axis runs along the last one (each row), so write `"
+    << ir::info(s.code).spelling << "(..., " << view.domain_name(p.domains[domain].inner) << ")`";
+  return t;
+}
+
+// `m = sd::max(e, cols)` stored in a buffer that is not a column over e's rows.
+constexpr text row_reduction_target_not_a_column(const ir::program& p, std::int32_t stmt,
+                                                 const ir::region& target, std::int32_t domain) {
+  const auto view = ir::view_of(p);
+  const auto& b = p.buffers[target.buffer];
+  const auto name = p.name(b.name);
+  const auto rows = view.domain_name(p.domains[domain].outer);
+  text t;
+  diag::describe_statement(view, stmt, t);
+  t << " reduces each row of an expression over domain '" << view.domain_name(domain)
+    << "' to one value, a column over domain '" << rows << "', and stores it in ";
+  if (!ir::is_whole(target))
+    t << "a chunk of '" << name << "'; store them in a whole buffer over domain '" << rows << '\'';
+  else
+    t << "'" << name << "', " << (b.domain < 0 ? "a 0-d buffer" : "a buffer over domain '")
+      << (b.domain < 0 ? "" : view.domain_name(b.domain)) << (b.domain < 0 ? "" : "'")
+      << "; declare it over the rows' domain, e.g. p.temp<" << name_of(b.type) << ">(\"" << name << "\", "
+      << rows << "), or reduce all of it into a 0-d buffer with `" << ir::info(p.stmts[stmt].code).spelling
+      << "(...)` and no axis";
+  return t;
+}
+
+// `v = sd::sum(a * v, k)` with a over (k, k): v is read as a row while rows are stored.
+constexpr text row_reduction_reads_its_target(const ir::program& p, std::int32_t stmt, std::int32_t buffer) {
+  const auto view = ir::view_of(p);
+  const auto& s = p.stmts[stmt];
+  const auto name = p.name(p.buffers[buffer].name);
+  text t;
+  diag::describe_statement(view, stmt, t);
+  t << " stores each row's " << ir::info(s.code).spelling << " in '" << name
+    << "' while its expression reads '" << name << "' as a row (over domain '" << view.domain_name(s.axis)
+    << "', the columns' domain too): a row would read values that earlier rows have already replaced; "
+       "reduce into a temp and assign it afterwards, e.g. `t = "
+    << ir::info(s.code).spelling << "(..., " << view.domain_name(s.axis) << "); " << name << " = t;`";
+  return t;
+}
+
 // "`x.chunk(3, 16)`"
 constexpr text quoted(const ir::program& p, const ir::region& r) {
   text t;
@@ -387,9 +452,13 @@ constexpr text invalid_chunk(const ir::program& p, std::int32_t stream, const ir
   text t;
   t << "statement #" << p.stmts.size() << " on stream '" << ir::view_of(p).stream_name(stream) << "' takes `"
     << name << ".chunk(" << r.part << ", " << r.parts << ")`, ";
-  if (p.buffers[r.buffer].domain < 0)
+  const auto domain = p.buffers[r.buffer].domain;
+  if (domain < 0)
     t << "but '" << name << "' is a 0-d buffer (one element), which has no parts; use '" << name
       << "' itself";
+  else if (ir::is_product(p.domains[domain]))
+    t << "but '" << name << "' is a rank-2 buffer (over domain '" << ir::view_of(p).domain_name(domain)
+      << "'), which has no chunks in this version; use '" << name << "' whole";
   else
     t << "but a chunk is one of k >= 1 equal parts, numbered 0 to k - 1; write `" << name
       << ".chunk(i, k)` with 0 <= i < k";
@@ -495,6 +564,9 @@ STREAMDSL_UNSHOWN_MESSAGE(host_memory_in_statement)
 STREAMDSL_UNSHOWN_MESSAGE(temp_read_before_write)
 STREAMDSL_UNSHOWN_MESSAGE(narrowing_store)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_target_not_scalar)
+STREAMDSL_UNSHOWN_MESSAGE(reduction_axis_not_last)
+STREAMDSL_UNSHOWN_MESSAGE(row_reduction_target_not_a_column)
+STREAMDSL_UNSHOWN_MESSAGE(row_reduction_reads_its_target)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_needs_floating)
 STREAMDSL_UNSHOWN_MESSAGE(step_result_narrowing)
 STREAMDSL_UNSHOWN_MESSAGE(store_domain_differs)

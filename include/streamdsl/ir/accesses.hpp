@@ -2,6 +2,7 @@
 // Which regions of which buffers a statement reads and writes.
 #include "../detail/dyn_array.hpp"
 #include "program_view.hpp"
+#include "shape.hpp"
 
 namespace streamdsl::ir {
 

@@ -32,7 +32,7 @@ struct buffer_info {
   access kind = access::input;
   dtype type = dtype::float32;
   memory_space space = memory_space::device;  // beside the other bytes: no padding
-  std::int32_t domain = 0;                    // -1: a 0-d buffer (one element, broadcast when read)
+  std::int32_t domain = 0;  // -1: a 0-d buffer (one element, broadcast when read); rank 2: a product domain
   // A member of a family (p.inputs<T>("x", k)) is called x[i]; the members
   // of one family are declared one after another, so x[0] is buffer id - i.
   std::int32_t family_index = -1;  // i, or -1: not a member of a family
@@ -57,8 +57,12 @@ struct event_info {
   event_role role = event_role::user;
 };
 
+// A domain: a plain one (p.domain("rows")), or the product of two plain
+// ones, which rank-2 buffers are over (ir/shape.hpp).
 struct domain_info {
   name_ref name;
+  std::int32_t outer = -1;  // a product's: its rows' domain (-1: a plain domain)
+  std::int32_t inner = -1;  // a product's: its columns' domain, the last axis
 };
 
 inline constexpr std::int32_t main_stream = 0;

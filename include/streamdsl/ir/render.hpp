@@ -82,6 +82,7 @@ namespace streamdsl::ir {
         render_region(p, p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)], out);
         out << " = " << info(s.code).spelling << '(';
         render_expr(p, s.root, out);
+        if (s.axis >= 0) out << ", " << p.domain_name(s.axis);  // along the last axis
         out << ')';
         return;
       }

@@ -9,13 +9,22 @@
 
 namespace streamdsl {
 
+// sd::inclusive_sum(e, cols): each row of a rank-2 e along its last axis.
 template <detail::node_like A>
 constexpr detail::step_value inclusive_sum(const A& a) {
   return detail::make_step_value<ir::step_code::inclusive_sum>(a);
 }
 template <detail::node_like A>
+constexpr detail::step_value inclusive_sum(const A& a, domain axis) {
+  return detail::make_step_value<ir::step_code::inclusive_sum>(a, axis.id);
+}
+template <detail::node_like A>
 constexpr detail::step_value exclusive_sum(const A& a) {
   return detail::make_step_value<ir::step_code::exclusive_sum>(a);
+}
+template <detail::node_like A>
+constexpr detail::step_value exclusive_sum(const A& a, domain axis) {
+  return detail::make_step_value<ir::step_code::exclusive_sum>(a, axis.id);
 }
 
 }  // namespace streamdsl

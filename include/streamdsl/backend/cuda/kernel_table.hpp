@@ -269,6 +269,10 @@ concept defined_for = requires {
 template <class Program, std::size_t... K>
 constexpr detail::fixed_array<launch_fn, sizeof...(K)> make_launchers(std::index_sequence<K...>) {
   static_assert(
+      !ir::has_product(Program::plan().ir.domains),
+      "streamdsl: rank-2 buffers run on the host executor only in this version (sd::host_executor); "
+      "the CUDA executor does not run them yet");
+  static_assert(
       !Program::plan().uses_type(dtype::float16) || defined_for<__half, Program>,
       "streamdsl: this program computes with __half: #include <cuda_fp16.h> in this file (streamdsl "
       "only declares __half; its header costs every translation unit ~0.3 s under nvcc)");

@@ -82,6 +82,25 @@ void broadcast_loop(const instruction& in, const block& blk) {
   for (std::size_t i = 0; i < blk.count; ++i) out[i] = v;
 }
 
+// A row or column of a rank-2 shape read in a kernel over it (ir/shape.hpp):
+// element k of the kernel reads element k % cols (a row, Row) or k / cols (a
+// column) of the vector; `value` holds cols. Counted, not divided, per element.
+template <class T, bool Row>
+void gather_loop(const instruction& in, const block& blk) {
+  std::size_t cols;
+  std::memcpy(&cols, in.value, sizeof cols);
+  const T* a = reinterpret_cast<const T*>(in.a.base);
+  T* out = at<T>(in.out, blk);
+  std::size_t row = blk.start / cols, col = blk.start % cols;  // a block has elements, so cols > 0
+  for (std::size_t i = 0; i < blk.count; ++i) {
+    out[i] = a[Row ? col : row];
+    if (++col == cols) {
+      col = 0;
+      ++row;
+    }
+  }
+}
+
 template <class To, class From>
 void convert_loop(const instruction& in, const block& blk) {
   const From* a = at<From>(in.a, blk);
@@ -164,7 +183,17 @@ void where_loop(const instruction& in, const block& blk) {
 }
 
 // --- which loop an instruction runs ---------------------------------------------
-enum class loop_kind : std::uint8_t { fill, broadcast, convert, where, unary, arithmetic, predicate };
+enum class loop_kind : std::uint8_t {
+  fill,
+  broadcast,
+  gather_row,
+  gather_column,
+  convert,
+  where,
+  unary,
+  arithmetic,
+  predicate
+};
 
 // What the kernel compiler asks for; a compiled program instantiates only the
 // loops its plan can ask for (loop_table.hpp), a plan built at run time gets
@@ -180,6 +209,9 @@ struct loop_key {
 
 constexpr loop_key fill_key(dtype t) { return {loop_kind::fill, ir::op::literal, t, t}; }
 constexpr loop_key broadcast_key(dtype t) { return {loop_kind::broadcast, ir::op::literal, t, t}; }
+constexpr loop_key gather_key(dtype t, bool row) {
+  return {row ? loop_kind::gather_row : loop_kind::gather_column, ir::op::literal, t, t};
+}
 constexpr loop_key convert_key(dtype to, dtype from) {
   return {loop_kind::convert, ir::op::literal, to, from};
 }
@@ -249,6 +281,8 @@ constexpr loop_fn loop_for() {
     return &fill_loop<bits>;
   else if constexpr (K.kind == loop_kind::broadcast)
     return &broadcast_loop<bits>;
+  else if constexpr (K.kind == loop_kind::gather_row || K.kind == loop_kind::gather_column)
+    return &gather_loop<bits, K.kind == loop_kind::gather_row>;
   else if constexpr (K.kind == loop_kind::where)
     return &where_loop<bits>;
   else if constexpr (K.kind == loop_kind::convert && K.type == K.from)
@@ -316,6 +350,13 @@ loop_fn broadcast_fn(dtype t) {
       t, []<class T>(type_tag<T>) -> loop_fn { return &broadcast_loop<typename bits_of<sizeof(T)>::type>; });
 }
 template <class = void>
+loop_fn gather_fn(dtype t, bool row) {
+  return with_type(t, [row]<class T>(type_tag<T>) -> loop_fn {
+    using bits = typename bits_of<sizeof(T)>::type;
+    return row ? &gather_loop<bits, true> : &gather_loop<bits, false>;
+  });
+}
+template <class = void>
 loop_fn convert_fn(dtype to, dtype from) {
   return with_type(to, [from]<class To>(type_tag<To>) -> loop_fn {
     return with_type(from, []<class From>(type_tag<From>) -> loop_fn {
@@ -377,6 +418,8 @@ loop_fn any_loop(const loop_key& k) {
   switch (k.kind) {
     case loop_kind::fill: return fill_fn<>(k.type);
     case loop_kind::broadcast: return broadcast_fn<>(k.type);
+    case loop_kind::gather_row:
+    case loop_kind::gather_column: return gather_fn<>(k.type, k.kind == loop_kind::gather_row);
     case loop_kind::convert: return convert_fn<>(k.type, k.from);
     case loop_kind::where: return where_fn<>(k.type);
     case loop_kind::unary:

@@ -381,13 +381,27 @@ class kernel_compiler {
       return {col, false, true};
     }
     std::byte* base = region_base(r);
-    if (info.domain < 0 && domain_ >= 0) {  // a 0-d buffer read over a domain: broadcast
-      instruction in;
-      in.run = loop(broadcast_key(info.type));
-      in.a = {true, info.type, -1, base};
-      return emit(in, info.type, true);
+    switch (ir::broadcast_of(plan_.ir.domains, info.domain, domain_)) {
+      case ir::load_index::scalar: {  // a 0-d buffer read over a domain: broadcast
+        instruction in;
+        in.run = loop(broadcast_key(info.type));
+        in.a = {true, info.type, -1, base};
+        return emit(in, info.type, true);
+      }
+      case ir::load_index::row_vector:
+      case ir::load_index::column_vector: {  // a row or column of a rank-2 kernel
+        instruction in;
+        const bool row =
+            ir::broadcast_of(plan_.ir.domains, info.domain, domain_) == ir::load_index::row_vector;
+        in.run = loop(gather_key(info.type, row));
+        in.a = {true, info.type, -1, base};
+        const std::size_t cols =
+            extents_[static_cast<std::size_t>(plan_.ir.domains[static_cast<std::size_t>(domain_)].inner)];
+        std::memcpy(in.value, &cols, sizeof cols);
+        return emit(in, info.type, false);
+      }
+      default: return {{true, info.type, -1, base}, false, true};
     }
-    return {{true, info.type, -1, base}, false, true};
   }
 
   struct input {

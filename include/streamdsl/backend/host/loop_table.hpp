@@ -25,9 +25,9 @@ namespace streamdsl::host_detail {
 // types, and an operation's key its own op: that bounds the count.
 struct loop_list {
   static constexpr std::size_t type_slots = dtype_count;
-  // fill, broadcast, where: a type each; convert: two; an operation: a type per op.
+  // fill, broadcast, two gathers, where: a type each; convert: two; an operation: a type per op.
   static constexpr std::size_t capacity =
-      3 * type_slots + type_slots * type_slots + static_cast<std::size_t>(ir::op_count) * type_slots;
+      5 * type_slots + type_slots * type_slots + static_cast<std::size_t>(ir::op_count) * type_slots;
 
   loop_key at[capacity]{};
   std::size_t count = 0;
@@ -42,7 +42,9 @@ struct loop_list {
       case loop_kind::fill: return type_slots * type_slots + type;
       case loop_kind::broadcast: return type_slots * type_slots + type_slots + type;
       case loop_kind::where: return type_slots * type_slots + 2 * type_slots + type;
-      default: return (3 + type_slots + static_cast<std::size_t>(k.code)) * type_slots + type;
+      case loop_kind::gather_row: return type_slots * type_slots + 3 * type_slots + type;
+      case loop_kind::gather_column: return type_slots * type_slots + 4 * type_slots + type;
+      default: return (5 + type_slots + static_cast<std::size_t>(k.code)) * type_slots + type;
     }
   }
   constexpr void add(const loop_key& k) {
@@ -80,6 +82,11 @@ constexpr loop_list loops_of(const plan_view& plan) {
         const auto& info = plan.ir.buffers[b];
         if (plan.storage[b] == storage_register) keys.add(fill_key(info.type));  // read before written
         if (info.domain < 0) keys.add(broadcast_key(info.type));
+        for (const auto& d : plan.ir.domains)  // a row or a column of a rank-2 kernel (ir/shape.hpp)
+          if (ir::is_product(d) && (d.inner == info.domain || d.outer == info.domain)) {
+            keys.add(gather_key(info.type, true));
+            keys.add(gather_key(info.type, false));
+          }
         continue;
       }
       case ir::op_kind::param:

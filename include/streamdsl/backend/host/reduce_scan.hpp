@@ -17,9 +17,6 @@
 
 namespace streamdsl::host_detail {
 
-static_assert(block_elements % detail::reduce::summation_block == 0,
-              "a block holds whole summation blocks, so that sums add in reduce_ops.hpp's order");
-
 // What a step op does on the host: a copy, or a reduction or scan.
 struct host_step {
   // a copy
@@ -31,8 +28,10 @@ struct host_step {
   std::size_t values = 0;  // its input's program (block by block into values_column) in the kernel list
   std::int32_t values_column = -1;
   ir::step_types types{};
-  std::size_t count = 0;     // elements reduced or scanned
-  std::byte* out = nullptr;  // the target region's first element
+  std::size_t count = 0;       // elements reduced or scanned
+  std::size_t rows = 1;        // along the last axis (ir::statement::axis): the rows; else 1
+  std::size_t row_length = 0;  // elements per row (a whole-buffer step: count)
+  std::byte* out = nullptr;    // the target region's first element
   loop_fn to_result = nullptr, to_target = nullptr;
   void (*fold)(const host_step&, const kernel_program&, std::byte*) = nullptr;  // run<A> of its type
 };
@@ -63,6 +62,10 @@ inline void store(const host_step& st, const kernel_program& k, const block& blk
   st.to_target(to_target, blk);
 }
 
+// Folds `st.count` values, row by row: `st.rows` rows of `st.row_length`
+// (a whole-buffer step is one row). Sums add summation blocks from each
+// row's start (reduce_ops.hpp); a reduction stores one value per row, a
+// scan every element.
 template <class A>
 void run(const host_step& st, const kernel_program& k, std::byte* scratch) {
   using ir::step_code;
@@ -70,59 +73,68 @@ void run(const host_step& st, const kernel_program& k, std::byte* scratch) {
   const block whole{scratch, 0, block_elements};
   for (const auto& in : k.prologue) in.run(in, whole);
   const bool scan = ir::info(st.code).form == ir::step_form::scan;
-  A acc = A(0);
-  long long best = 0;  // argmax
+  const std::size_t length = st.row_length;
+  auto finish_row = [&](std::size_t row, A acc, long long best) {
+    const block one{scratch, row, 1};
+    if (st.code == step_code::argmax)
+      *column<std::int64_t>(one, acc_column) = best;
+    else
+      *column<A>(one, acc_column) = detail::reduce::finish(st.code, acc, static_cast<long long>(length));
+    store(st, k, one, acc_column);
+  };
+  if (length == 0) {  // rows of nothing: a sum is 0, a mean NaN (min, max, argmax were refused)
+    if (!scan)
+      for (std::size_t row = 0; row < st.rows; ++row) finish_row(row, A(0), 0);
+    return;
+  }
+  A acc = A(0), part = A(0);
+  long long best = 0;           // argmax
+  std::size_t row = 0, at = 0;  // the element's row, and its index in the row
   for (std::size_t start = 0; start < st.count; start += block_elements) {
     const block blk{scratch, start, st.count - start < block_elements ? st.count - start : block_elements};
     for (const auto& in : k.body) in.run(in, blk);
     const A* v = column<A>(blk, st.values_column);
-    if (scan) {
-      A* out = column<A>(blk, acc_column);
-      for (std::size_t i = 0; i < blk.count; ++i) {
-        const bool first = start + i == 0;
-        if (st.code == step_code::exclusive_sum) {
-          out[i] = acc;
-          acc = first ? v[i] : detail::reduce::combine(st.code, acc, v[i]);
-        } else {
+    A* out = column<A>(blk, acc_column);
+    for (std::size_t i = 0; i < blk.count; ++i) {
+      const bool first = at == 0;
+      switch (st.code) {
+        case step_code::inclusive_sum:
           acc = first ? v[i] : detail::reduce::combine(st.code, acc, v[i]);
           out[i] = acc;
+          break;
+        case step_code::exclusive_sum:
+          out[i] = first ? A(0) : acc;
+          acc = first ? v[i] : detail::reduce::combine(st.code, acc, v[i]);
+          break;
+        case step_code::min:
+        case step_code::max: acc = first ? v[i] : detail::reduce::combine(st.code, acc, v[i]); break;
+        case step_code::argmax:
+          if (first || detail::reduce::replaces(v[i], acc)) {
+            acc = v[i];
+            best = static_cast<long long>(at);
+          }
+          break;
+        default: {  // sums: each summation block from zero, then into the row's total
+          const bool block_start = at % detail::reduce::summation_block == 0;
+          part = detail::reduce::combine(st.code, block_start ? A(0) : part,
+                                         detail::reduce::input(st.code, v[i]));
+          if ((at + 1) % detail::reduce::summation_block == 0 || at + 1 == length)
+            acc = detail::reduce::combine(st.code, at < detail::reduce::summation_block ? A(0) : acc, part);
+          break;
         }
       }
-      store(st, k, blk, acc_column);
-      continue;
-    }
-    switch (st.code) {
-      case step_code::min:
-      case step_code::max:
-        for (std::size_t i = 0; i < blk.count; ++i)
-          acc = start + i == 0 ? v[i] : detail::reduce::combine(st.code, acc, v[i]);
-        break;
-      case step_code::argmax:
-        for (std::size_t i = 0; i < blk.count; ++i)
-          if (start + i == 0 || detail::reduce::replaces(v[i], acc)) {
-            acc = v[i];
-            best = static_cast<long long>(start + i);
-          }
-        break;
-      default:  // sums: each summation block from zero, then into the total (reduce_ops.hpp)
-        for (std::size_t from = 0; from < blk.count; from += detail::reduce::summation_block) {
-          const std::size_t end = from + detail::reduce::summation_block;
-          const std::size_t to = end < blk.count ? end : blk.count;
-          A part = A(0);
-          for (std::size_t i = from; i < to; ++i)
-            part = detail::reduce::combine(st.code, part, detail::reduce::input(st.code, v[i]));
-          acc = detail::reduce::combine(st.code, acc, part);
+      if (++at == length) {
+        if (!scan) {
+          // finish_row writes the accumulated column's first element: after a
+          // scan's block, never during one (scans store below).
+          finish_row(row, acc, best);
         }
-        break;
+        at = 0;
+        ++row;
+      }
     }
+    if (scan) store(st, k, blk, acc_column);
   }
-  if (scan) return;
-  const block one{scratch, 0, 1};
-  if (st.code == step_code::argmax)
-    *column<std::int64_t>(one, acc_column) = best;
-  else
-    *column<A>(one, acc_column) = detail::reduce::finish(st.code, acc, static_cast<long long>(st.count));
-  store(st, k, one, acc_column);
 }
 
 }  // namespace reduce_scan_detail
@@ -163,7 +175,15 @@ struct step_layout_context {
 inline void lay_out_reduce_or_scan(host_step& step, const ir::statement& s, const step_layout_context& c) {
   const auto shape = ir::shape_of_step(c.plan.ir, s);
   step.types = ir::step_types_of(c.plan.ir, s);
-  step.count = ir::element_count(shape, detail::array_view<std::size_t>(c.bound.domain_extent));
+  const detail::array_view<std::size_t> extents(c.bound.domain_extent);
+  step.count = ir::element_count(shape, extents);
+  step.rows = 1;
+  step.row_length = step.count;
+  if (s.axis >= 0) {
+    step.rows =
+        extents[static_cast<std::size_t>(c.plan.ir.domains[static_cast<std::size_t>(shape.domain)].outer)];
+    step.row_length = extents[static_cast<std::size_t>(s.axis)];
+  }
   step.values = c.programs.size();
   c.programs.push_back(c.compiler.compile_values(s.root, shape.domain, shape.parts, step.types.accumulated,
                                                  step.values_column));
