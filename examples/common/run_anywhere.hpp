@@ -31,7 +31,9 @@ const char* run_anywhere(const Program& program, std::span<const sd::binding> ho
       sd::cuda_detail::check(cudaMalloc(&d, bytes > 0 ? bytes : 1), "cudaMalloc");
       sd::cuda_detail::check(cudaMemcpy(d, b.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
       memory.push_back(d);
-      device.push_back(sd::binding::buffer(b.name(), b.type(), d, b.size(), b.read_only()));
+      device.push_back(b.is_matrix() ? sd::binding::matrix(b.name(), b.type(), d, b.size(), b.read_only(),
+                                                           b.rows(), b.cols())
+                                     : sd::binding::buffer(b.name(), b.type(), d, b.size(), b.read_only()));
     }
     sd::cuda_executor executor;
     executor.run_bound(program, device);
