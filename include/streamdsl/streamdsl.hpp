@@ -6,6 +6,7 @@
 #include "dsl/builder.hpp"
 #include "dsl/functions.hpp"
 #include "ops/copy.hpp"
+#include "ops/matmul.hpp"
 #include "ops/reduce.hpp"
 #include "ops/scan.hpp"
 #include "passes/options.hpp"

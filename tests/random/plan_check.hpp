@@ -235,9 +235,11 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   // memcpy; the memory plan must not put them in one slot where they meet).
   // A reduction or scan may read what it writes: it reads every element
   // before writing the one it computes (`y = sd::inclusive_sum(y)`). ----
+  // A matmul likewise reads its operands while it writes its product.
   auto is_copy = [&](std::size_t op) {
-    return ops[op].kind == op_kind::step &&
-           v.ir.stmts[static_cast<std::size_t>(ops[op].stmt)].code == ir::step_code::copy;
+    if (ops[op].kind != op_kind::step) return false;
+    const auto code = v.ir.stmts[static_cast<std::size_t>(ops[op].stmt)].code;
+    return code == ir::step_code::copy || code == ir::step_code::matmul;
   };
   for (std::size_t x = 0; x < accesses.size(); ++x)
     for (std::size_t y = 0; y < accesses.size(); ++y) {

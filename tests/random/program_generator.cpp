@@ -77,7 +77,8 @@ class dynamic_generator : public generator_base {
     // every element.
     if (r_.chance(0.3)) {
       const auto outer = static_cast<std::int32_t>(r_.below(domains));
-      const auto inner = static_cast<std::int32_t>(r_.below(domains));
+      // Square ones often: sd::matmul's operands and product share their one domain.
+      const auto inner = r_.chance(0.4) ? outer : static_cast<std::int32_t>(r_.below(domains));
       auto& rows = g.inputs.extents[static_cast<std::size_t>(outer)];
       auto& cols = g.inputs.extents[static_cast<std::size_t>(inner)];
       if (outer == inner && rows > 150) rows = 1 + rows % 150;
@@ -169,10 +170,11 @@ class dynamic_generator : public generator_base {
         chunk_loop(current);
       } else if (x < 45 && wide_) {
         tensor_loop(current);
-      } else if (x < 50 && steps_ && reduce_or_scan(current)) {
+      } else if (x < 50 && steps_ && (r_.chance(0.7) ? reduce_or_scan(current) : matmul(current))) {
       } else if (x < 54 && copies_) {
         const auto dst = random_target(chunks_ && r_.chance(0.4), spaces_ && r_.chance(0.5));
         if (!copy(current, dst) && !on_host(dst.buffer)) assign(current, dst);
+      } else if (x >= 94 && matmul(current)) {
       } else {
         assign(current, random_target(chunks_ && r_.chance(0.4)));
       }
@@ -347,6 +349,38 @@ class dynamic_generator : public generator_base {
     access::current_stream(b_) = stream;
     access::reduce_or_scan(b_, code, target, value, axis);
     check_written_as_meant(reads, target);
+    ++done_;
+    return true;
+  }
+
+  // c = sd::matmul(a, b) over a square product domain (the only shape whose
+  // product has a domain of the program), each operand maybe transposed;
+  // false when there are no operands of the target's type.
+  bool matmul(std::int32_t stream) {
+    if (product_ < 0) return false;
+    const auto& d = access::ir(b_).domains[static_cast<std::size_t>(product_)];
+    if (d.outer != d.inner) return false;
+    model_->observe(access::ir(b_));
+    std::vector<std::int32_t> targets;
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i)
+      if (info_of(i).domain == product_ && !on_host(i) && info_of(i).kind != ir::access::input &&
+          ir::matmul_supports(info_of(i).type))
+        targets.push_back(i);
+    if (targets.empty()) return false;
+    const auto c = r_.pick(targets);
+    std::vector<std::int32_t> operands;
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i)
+      if (i != c && info_of(i).domain == product_ && !on_host(i) && info_of(i).type == info_of(c).type &&
+          readable(ir::whole(i)))
+        operands.push_back(i);
+    if (operands.empty()) return false;
+    const auto a = r_.pick(operands), b = r_.pick(operands);
+    std::vector<ir::region> reads{ir::whole(a)};
+    if (b != a) reads.push_back(ir::whole(b));
+    order_before(stream, reads, {ir::whole(c)});
+    access::current_stream(b_) = stream;
+    access::matmul(b_, ir::whole(c), a, b, static_cast<std::uint8_t>(r_.below(4)));
+    check_written_as_meant(reads, ir::whole(c));
     ++done_;
     return true;
   }

@@ -52,7 +52,9 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
     const auto regions = rt::regions_of(p, s);
     const auto written = regions.writes.at(0);
     const auto& target = p.buffers[static_cast<std::size_t>(written.buffer)];
-    if (s.kind == sd::ir::stmt_kind::step && s.code != sd::ir::step_code::copy) {
+    if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul) {
+      seen.insert("matmul");
+    } else if (s.kind == sd::ir::stmt_kind::step && s.code != sd::ir::step_code::copy) {
       const auto form = sd::ir::info(s.code).form;
       seen.insert(form == sd::ir::step_form::scan ? "scan" : "reduction");
       if (regions.reads.size() > 1) seen.insert("reduction or scan of a fused expression");
@@ -297,7 +299,8 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
                           "row broadcast",
                           "column broadcast",
                           "reduction along an axis",
-                          "scan along an axis"}) {
+                          "scan along an axis",
+                          "matmul"}) {
       INFO("feature: " << f);
       CHECK(t.features[f] > 0);
     }

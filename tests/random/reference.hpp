@@ -158,9 +158,42 @@ class reference_evaluator {
     }
   }
 
+  // c = op(a) op(b): each element's products added in k order in the
+  // accumulation type, each product rounded first (backend/host/matmul.hpp).
+  void matmul(const ir::statement& s) {
+    const auto a = p_.accesses[static_cast<std::size_t>(s.accesses_first)].buffer;
+    const auto b = p_.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count - 1)].buffer;
+    const bool ta = (s.transposed & ir::transpose_a) != 0, tb = (s.transposed & ir::transpose_b) != 0;
+    const auto& da = p_.domains[static_cast<std::size_t>(p_.buffers[static_cast<std::size_t>(a)].domain)];
+    const auto& db = p_.domains[static_cast<std::size_t>(p_.buffers[static_cast<std::size_t>(b)].domain)];
+    const std::size_t m = extent_of(ta ? da.inner : da.outer), k = extent_of(ta ? da.outer : da.inner);
+    const std::size_t n = extent_of(tb ? db.outer : db.inner);
+    const auto& x = buffers_.at(static_cast<std::size_t>(a));
+    const auto& y = buffers_.at(static_cast<std::size_t>(b));
+    auto& c = buffers_.at(static_cast<std::size_t>(s.target));
+    std::vector<scalar> out(m * n);  // written after every read (the builder refuses c among a and b anyway)
+    with_host_type(ir::matmul_accumulation_type(x.type()), [&](auto tag) {
+      using A = typename decltype(tag)::type;
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+          A acc = A(0);
+          for (std::size_t q = 0; q < k; ++q) {
+            const A u = x.get(ta ? q * m + i : i * k + q).template as<A>();
+            const A v = y.get(tb ? j * k + q : q * n + j).template as<A>();
+            acc =
+                detail::element::arithmetic(ir::op::add, acc, detail::element::arithmetic(ir::op::mul, u, v));
+          }
+          out[i * n + j] = scalar::of(acc).to(x.type()).to(c.type());
+        }
+      return 0;
+    });
+    for (std::size_t i = 0; i < out.size(); ++i) c.set(i, out[i]);
+  }
+
   // Steps: a copy moves the source region's elements to the destination's, in order.
   void step(const ir::statement& s) {
     if (ir::reads_expression(s.code)) return reduce_or_scan(s);
+    if (s.code == ir::step_code::matmul) return matmul(s);
     if (s.code != ir::step_code::copy || s.reads_count != 1 || s.writes_count != 1)
       throw std::logic_error("reference: a step it does not know");
     const auto src = p_.accesses[static_cast<std::size_t>(s.accesses_first)];

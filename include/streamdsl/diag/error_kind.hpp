@@ -38,6 +38,10 @@ enum class error_kind : std::uint8_t {
   reduction_axis_not_last,
   row_reduction_target_not_a_column,
   row_reduction_reads_its_target,
+  matmul_operand_not_rank2,
+  matmul_type_unsupported,
+  matmul_shapes_differ,
+  matmul_result_overlaps_operand,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -71,6 +75,10 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::reduction_axis_not_last: return "reduction_axis_must_be_the_last_axis";
     case error_kind::row_reduction_target_not_a_column: return "row_reduction_result_needs_a_column";
     case error_kind::row_reduction_reads_its_target: return "row_reduction_reads_the_buffer_it_writes";
+    case error_kind::matmul_operand_not_rank2: return "matmul_needs_rank2_buffers";
+    case error_kind::matmul_type_unsupported: return "matmul_needs_one_floating_type";
+    case error_kind::matmul_shapes_differ: return "matmul_shapes_do_not_match";
+    case error_kind::matmul_result_overlaps_operand: return "matmul_result_is_an_operand";
   }
   return "?";
 }

@@ -82,6 +82,12 @@ STREAMDSL_ERROR_TEMPLATE(row_reduction_result_needs_a_column,
                          "a reduction along the last axis is stored in a buffer that is not over the rows")
 STREAMDSL_ERROR_TEMPLATE(row_reduction_reads_the_buffer_it_writes,
                          "a reduction along the last axis of a square matrix reads its result as a row")
+STREAMDSL_ERROR_TEMPLATE(matmul_needs_rank2_buffers, "sd::matmul of or into a buffer that is not rank-2")
+STREAMDSL_ERROR_TEMPLATE(matmul_needs_one_floating_type,
+                         "sd::matmul of operands of two types, or of a type it does not multiply")
+STREAMDSL_ERROR_TEMPLATE(matmul_shapes_do_not_match,
+                         "sd::matmul(a, b) whose inner domains differ, or whose result has another shape")
+STREAMDSL_ERROR_TEMPLATE(matmul_result_is_an_operand, "c = sd::matmul(a, b) where c is a or b")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -144,6 +150,14 @@ constexpr bool raise() {
     return row_reduction_result_needs_a_column<Message>::value;
   else if constexpr (Kind == row_reduction_reads_its_target)
     return row_reduction_reads_the_buffer_it_writes<Message>::value;
+  else if constexpr (Kind == matmul_operand_not_rank2)
+    return matmul_needs_rank2_buffers<Message>::value;
+  else if constexpr (Kind == matmul_type_unsupported)
+    return matmul_needs_one_floating_type<Message>::value;
+  else if constexpr (Kind == matmul_shapes_differ)
+    return matmul_shapes_do_not_match<Message>::value;
+  else if constexpr (Kind == matmul_result_overlaps_operand)
+    return matmul_result_is_an_operand<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

@@ -31,6 +31,13 @@ class buffer {
     detail::builder_access::reduce_or_scan(*v.state, v.code, ir::whole(id_), v.value, v.axis);
     return *this;
   }
+  // `c = sd::matmul(a, b)`: a matrix product (ops/matmul.hpp).
+  constexpr buffer& operator=(const detail::matmul_value& v) {
+    detail::builder_access::matmul(*v.state, ir::whole(id_), v.a.buffer, v.b.buffer,
+                                   static_cast<std::uint8_t>((v.a.transposed ? ir::transpose_a : 0) |
+                                                             (v.b.transposed ? ir::transpose_b : 0)));
+    return *this;
+  }
 
 #define STREAMDSL_COMPOUND_ASSIGNMENT(sym, op_sym) \
   template <class E>                               \

@@ -435,6 +435,66 @@ class builder_state {
     note_written(target);
   }
 
+  // `target = sd::matmul(a, b)` (ops/matmul.hpp): op(a) over (m, k), op(b)
+  // over (k, n), target over (m, n), one floating type (ir::matmul_supports).
+  constexpr void matmul(ir::region target, std::int32_t a, std::int32_t b, std::uint8_t transposed) {
+    const auto& c = ir.buffers[target.buffer];
+    ir::statement s{};
+    s.kind = ir::stmt_kind::step;
+    s.code = ir::step_code::matmul;
+    s.stream = current_stream;
+    s.target = target.buffer;
+    s.transposed = transposed;
+    begin_accesses(s);
+    ir.accesses.push_back(ir::whole(a));
+    if (b != a) ir.accesses.push_back(ir::whole(b));
+    end_accesses(s, target);
+    const auto index = push(s);
+    const auto& x = ir.buffers[a];
+    const auto& y = ir.buffers[b];
+    const auto unwritten = unwritten_temp_read(s);
+    const auto host = host_buffer_in(s);
+    auto rank2 = [&](const ir::buffer_info& info) {
+      return info.domain >= 0 && ir::is_product(ir.domains[info.domain]);
+    };
+    // op(a) is (m, k), op(b) is (k2, n): the domains each side multiplies over.
+    const auto& dx = ir.domains[x.domain < 0 ? 0 : x.domain];
+    const auto& dy = ir.domains[y.domain < 0 ? 0 : y.domain];
+    const bool ta = (transposed & ir::transpose_a) != 0, tb = (transposed & ir::transpose_b) != 0;
+    const std::int32_t m = ta ? dx.inner : dx.outer, k = ta ? dx.outer : dx.inner;
+    const std::int32_t k2 = tb ? dy.inner : dy.outer, n = tb ? dy.outer : dy.inner;
+    if (host >= 0)
+      fail(diag::error_kind::host_memory_in_expression,
+           messages::host_memory_in_statement(ir, index, host, host == target.buffer));
+    else if (c.kind == ir::access::input)
+      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, target.buffer));
+    else if (unwritten >= 0)
+      fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
+    else if (!rank2(x) || !rank2(y) || !rank2(c))
+      fail(diag::error_kind::matmul_operand_not_rank2,
+           messages::matmul_operand_not_rank2(ir, index,
+                                              !rank2(x)   ? a
+                                              : !rank2(y) ? b
+                                                          : target.buffer));
+    else if (x.type != y.type || !ir::matmul_supports(x.type))
+      fail(diag::error_kind::matmul_type_unsupported, messages::matmul_type_unsupported(ir, index, a, b));
+    else if (k != k2 || c.domain != product_of(m, n))
+      fail(diag::error_kind::matmul_shapes_differ, messages::matmul_shapes_differ(ir, index, m, k, k2, n));
+    else if (!storable_without_cast(c.type, {x.type, strength::tensor}))
+      fail(diag::error_kind::narrowing_assignment,
+           messages::step_result_narrowing(ir, index, target.buffer, ir::step_code::matmul, x.type));
+    else if (target.buffer == a || target.buffer == b)
+      fail(diag::error_kind::matmul_result_overlaps_operand,
+           messages::matmul_result_overlaps_operand(ir, index));
+    note_written(target);
+  }
+  // The product domain (outer, inner), or -2 when the program has none.
+  constexpr std::int32_t product_of(std::int32_t outer, std::int32_t inner) const {
+    for (std::size_t d = 0; d < ir.domains.size(); ++d)
+      if (ir.domains[d].outer == outer && ir.domains[d].inner == inner) return static_cast<std::int32_t>(d);
+    return ir::no_shape;
+  }
+
   constexpr void record(std::int32_t event) {
     ir::statement s{};
     s.kind = ir::stmt_kind::record;
@@ -679,6 +739,10 @@ struct builder_access {
   static constexpr void reduce_or_scan(builder_state& s, ir::step_code code, ir::region target, operand value,
                                        std::int32_t axis = -1) {
     s.reduce_or_scan(code, target, value, axis);
+  }
+  static constexpr void matmul(builder_state& s, ir::region target, std::int32_t a, std::int32_t b,
+                               std::uint8_t transposed) {
+    s.matmul(target, a, b, transposed);
   }
   static constexpr std::int32_t product_domain(builder_state& s, std::int32_t outer, std::int32_t inner) {
     return s.product_domain(outer, inner);

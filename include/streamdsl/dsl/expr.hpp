@@ -37,6 +37,18 @@ struct step_value {
   std::int32_t axis = -1;  // sd::sum(e, cols): the domain reduced along (-1: all of e)
 };
 
+// What sd::matmul(a, b) returns (ops/matmul.hpp): its two rank-2 operands,
+// each maybe transposed; a statement when stored (`c = sd::matmul(a, b)`).
+struct matmul_operand {
+  builder_state* state;
+  std::int32_t buffer;
+  bool transposed;
+};
+struct matmul_value {
+  builder_state* state;
+  matmul_operand a, b;
+};
+
 template <class X>
 struct is_node_handle : std::false_type {};
 template <class T, strength S>

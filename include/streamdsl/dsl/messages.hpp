@@ -438,6 +438,85 @@ constexpr text row_reduction_reads_its_target(const ir::program& p, std::int32_t
   return t;
 }
 
+// --- matmul ------------------------------------------------------------------
+
+// 'x', a buffer over domain 'n' (rank 1) / a 0-d buffer
+constexpr void describe_rank(const ir::program& p, std::int32_t buffer, text& t) {
+  const auto& b = p.buffers[buffer];
+  t << '\'' << p.name(b.name) << "', ";
+  if (b.domain < 0)
+    t << "a 0-d buffer";
+  else
+    t << "a buffer over domain '" << ir::view_of(p).domain_name(b.domain) << "' (rank 1)";
+}
+
+constexpr text matmul_operand_not_rank2(const ir::program& p, std::int32_t stmt, std::int32_t buffer) {
+  const auto& s = p.stmts[stmt];
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << (buffer == s.target ? " stores the product in " : " multiplies ");
+  describe_rank(p, buffer, t);
+  t << "; sd::matmul multiplies rank-2 buffers into a rank-2 buffer: declare '"
+    << p.name(p.buffers[buffer].name) << "' over two domains, e.g. p." << ir::name_of(p.buffers[buffer].kind)
+    << "<" << name_of(p.buffers[buffer].type) << ">(\"" << p.name(p.buffers[buffer].name)
+    << "\", rows, cols)";
+  return t;
+}
+
+constexpr text matmul_type_unsupported(const ir::program& p, std::int32_t stmt, std::int32_t a,
+                                       std::int32_t b) {
+  const auto& x = p.buffers[a];
+  const auto& y = p.buffers[b];
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  if (x.type != y.type) {
+    t << " multiplies '" << p.name(x.name) << "' (" << name_of(x.type) << ") by '" << p.name(y.name) << "' ("
+      << name_of(y.type) << "); sd::matmul multiplies operands of one type: convert one into a temp of the "
+      << "other's type first, e.g. `t = sd::cast<" << name_of(promote(x.type, y.type)) << ">("
+      << p.name(promote(x.type, y.type) == x.type ? y.name : x.name) << ")`";
+    return t;
+  }
+  t << " multiplies " << name_of(x.type) << " matrices; sd::matmul multiplies float, double, __half and "
+    << "__nv_bfloat16 (as cuBLAS does): convert them into float temps first, e.g. `t = sd::cast<float>("
+    << p.name(x.name) << ")`";
+  return t;
+}
+
+constexpr text matmul_shapes_differ(const ir::program& p, std::int32_t stmt, std::int32_t m, std::int32_t k,
+                                    std::int32_t k2, std::int32_t n) {
+  const auto view = ir::view_of(p);
+  const auto& s = p.stmts[stmt];
+  const auto& c = p.buffers[s.target];
+  text t;
+  diag::describe_statement(view, stmt, t);
+  if (k != k2) {
+    t << " multiplies a matrix over (" << view.domain_name(m) << ", " << view.domain_name(k)
+      << ") by one over (" << view.domain_name(k2) << ", " << view.domain_name(n)
+      << "): the first's columns and the second's rows must be one domain ('" << view.domain_name(k)
+      << "' and '" << view.domain_name(k2)
+      << "' here); declare them over one domain, or multiply by sd::transpose(...) of an operand stored "
+         "the other way";
+    return t;
+  }
+  t << " stores the product, over (" << view.domain_name(m) << ", " << view.domain_name(n) << "), in '"
+    << p.name(c.name) << "', over domain '" << view.domain_name(c.domain) << "'; declare it over ("
+    << view.domain_name(m) << ", " << view.domain_name(n) << "): p." << ir::name_of(c.kind) << "<"
+    << name_of(c.type) << ">(\"" << p.name(c.name) << "\", " << view.domain_name(m) << ", "
+    << view.domain_name(n) << ")";
+  return t;
+}
+
+constexpr text matmul_result_overlaps_operand(const ir::program& p, std::int32_t stmt) {
+  const auto name = p.name(p.buffers[p.stmts[stmt].target].name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " stores the product in '" << name
+    << "', which it also multiplies; a matmul cannot overwrite an operand while it reads it (cuBLAS "
+       "neither): store it in a temp and assign that afterwards, e.g. `t = sd::matmul(...); "
+    << name << " = t;`";
+  return t;
+}
+
 // "`x.chunk(3, 16)`"
 constexpr text quoted(const ir::program& p, const ir::region& r) {
   text t;
@@ -567,6 +646,10 @@ STREAMDSL_UNSHOWN_MESSAGE(reduction_target_not_scalar)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_axis_not_last)
 STREAMDSL_UNSHOWN_MESSAGE(row_reduction_target_not_a_column)
 STREAMDSL_UNSHOWN_MESSAGE(row_reduction_reads_its_target)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_operand_not_rank2)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_type_unsupported)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_shapes_differ)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_result_overlaps_operand)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_needs_floating)
 STREAMDSL_UNSHOWN_MESSAGE(step_result_narrowing)
 STREAMDSL_UNSHOWN_MESSAGE(store_domain_differs)

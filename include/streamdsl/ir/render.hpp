@@ -86,6 +86,18 @@ namespace streamdsl::ir {
         out << ')';
         return;
       }
+      if (info(s.code).form == step_form::matmul) {  // c = sd::matmul(a, sd::transpose(b))
+        const auto a = p.accesses[static_cast<std::size_t>(s.accesses_first)];
+        const auto b = p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count - 1)];
+        out << p.buffer_name(s.target) << " = sd::matmul(";
+        if (s.transposed & transpose_a) out << "sd::transpose(" << p.buffer_name(a.buffer) << ')';
+        if (!(s.transposed & transpose_a)) out << p.buffer_name(a.buffer);
+        out << ", ";
+        if (s.transposed & transpose_b) out << "sd::transpose(" << p.buffer_name(b.buffer) << ')';
+        if (!(s.transposed & transpose_b)) out << p.buffer_name(b.buffer);
+        out << ')';
+        return;
+      }
       // The written regions first, as in sd::copy(dst, src).
       out << info(s.code).spelling << '(';
       const auto first = static_cast<std::size_t>(s.accesses_first);

@@ -29,6 +29,7 @@ enum class step_code : std::uint8_t {
   argmax,
   inclusive_sum,
   exclusive_sum,
+  matmul,
 };
 
 // How a step reads and writes.
@@ -36,11 +37,12 @@ enum class step_form : std::uint8_t {
   copy,       // one region read, one written
   reduction,  // an expression over a shape into a 0-d buffer
   scan,       // an expression over a shape into a region of that shape
+  matmul,     // two rank-2 buffers read (statement::transposed says how), one written
 };
 
 // The result type of a reduction or scan from its input's type.
 enum class step_result : std::uint8_t {
-  none,      // a copy
+  none,      // a copy, a matmul (its operands' type: ops/matmul.hpp)
   summed,    // integers and bool sum to int64_t (as PyTorch); floating types keep theirs
   same,      // min, max: the input's type
   index,     // argmax: an int64_t element index
@@ -66,11 +68,33 @@ inline constexpr step_info step_table[] = {
     {step_code::argmax,        "sd::argmax",        step_form::reduction, step_result::index},
     {step_code::inclusive_sum, "sd::inclusive_sum", step_form::scan,      step_result::summed},
     {step_code::exclusive_sum, "sd::exclusive_sum", step_form::scan,      step_result::summed},
+    {step_code::matmul,        "sd::matmul",        step_form::matmul,    step_result::none},  // c = sd::matmul(a, b)
 };
 // clang-format on
 
 constexpr const step_info& info(step_code c) { return step_table[static_cast<std::size_t>(c)]; }
-constexpr bool reads_expression(step_code c) { return info(c).form != step_form::copy; }
+constexpr bool reads_expression(step_code c) {
+  return info(c).form == step_form::reduction || info(c).form == step_form::scan;
+}
+
+// A matmul's operands read transposed (statement::transposed): bit 0 a, bit 1 b.
+inline constexpr std::uint8_t transpose_a = 1, transpose_b = 2;
+
+// The type a matmul of operands of type `in` multiplies and adds in: float
+// for the 16-bit float types (as cuBLAS's CUBLAS_COMPUTE_32F), else `in`.
+constexpr dtype matmul_accumulation_type(dtype in) {
+  return in == dtype::float16 || in == dtype::bfloat16 ? dtype::float32 : in;
+}
+// Whether sd::matmul multiplies operands of this type (cuBLAS's floating types).
+constexpr bool matmul_supports(dtype in) { return category_of(in) == dtype_category::floating; }
+
+// Whether a program's statements (of any list with kind and code) hold a matmul.
+template <class Statements>
+constexpr bool has_matmul(const Statements& stmts) {
+  for (const auto& s : stmts)
+    if (s.code == step_code::matmul && s.kind == decltype(s.kind)::step) return true;
+  return false;
+}
 
 // The type a reduction or scan produces from an input of type `in`
 // (step_result::floating of an integer type: the front end refuses it).

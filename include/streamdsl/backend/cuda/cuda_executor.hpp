@@ -214,8 +214,10 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
     call.code = s.code;
     switch (ir::info(s.code).form) {
       case ir::step_form::reduction:
-      case ir::step_form::scan: break;  // CUB's storage is laid out by prepare()
-      case ir::step_form::copy: {       // binding checked that both regions hold as many bytes
+      case ir::step_form::scan:
+      case ir::step_form::matmul:
+        break;                     // CUB's storage is laid out by prepare(); no matmul (kernel_table.hpp)
+      case ir::step_form::copy: {  // binding checked that both regions hold as many bytes
         const auto c = ir::copy_regions_of(plan.ir, s);
         const auto from = backend_detail::span_of(plan, resolved, c.src);
         const auto to = backend_detail::span_of(plan, resolved, c.dst);
@@ -235,7 +237,8 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
 inline cudaError_t issue_step(const step_call& step, void* const* ptrs, cudaStream_t s, const char*& call) {
   switch (ir::info(step.code).form) {
     case ir::step_form::reduction:
-    case ir::step_form::scan: break;  // issued by its own function (step_table.hpp)
+    case ir::step_form::scan:
+    case ir::step_form::matmul: break;  // issued by its own function (step_table.hpp); no matmul yet
     case ir::step_form::copy:
       call = "cudaMemcpyAsync";
       if (step.bytes == 0) return cudaSuccess;  // an empty chunk: nothing to issue

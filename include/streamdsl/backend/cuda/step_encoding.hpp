@@ -18,8 +18,7 @@ namespace streamdsl::cuda_detail {
 // Whether a plan issues reductions or scans (steps the CUB header runs).
 constexpr bool has_reduce_steps(const plan_view& p) {
   for (const auto& op : p.ops)
-    if (op.kind == op_kind::step &&
-        ir::info(p.ir.stmts[static_cast<std::size_t>(op.stmt)].code).form != ir::step_form::copy)
+    if (op.kind == op_kind::step && ir::reads_expression(p.ir.stmts[static_cast<std::size_t>(op.stmt)].code))
       return true;
   return false;
 }

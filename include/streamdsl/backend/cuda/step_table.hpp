@@ -29,8 +29,8 @@ template <class Program, std::size_t Stmt>
 struct reduce_step;
 
 template <class Program, std::size_t Stmt,
-          bool Reduces = ir::info(Program::plan().ir.stmts[Stmt].code).form !=
-                         ir::step_form::copy&& defined_for<reductions_header, Program>>
+          bool Reduces = ir::reads_expression(Program::plan().ir.stmts[Stmt].code) &&
+                         defined_for<reductions_header, Program>>
 struct step_fn_of {
   static constexpr step_fn value = &reduce_step<Program, Stmt>::issue;
 };

@@ -216,10 +216,14 @@ class host_executor {
     template <class Program>
     static constexpr host_detail::step_support steps_of() {
       constexpr plan_view plan = Program::plan();
-      return host_detail::step_support_for<host_detail::accumulates_in(plan, dtype::int64),
-                                           host_detail::accumulates_in(plan, dtype::float32),
-                                           host_detail::accumulates_in(plan, dtype::float64),
-                                           host_detail::accumulates_in(plan, dtype::uint64)>();
+      auto support = host_detail::step_support_for<host_detail::accumulates_in(plan, dtype::int64),
+                                                   host_detail::accumulates_in(plan, dtype::float32),
+                                                   host_detail::accumulates_in(plan, dtype::float64),
+                                                   host_detail::accumulates_in(plan, dtype::uint64)>();
+      support.multiplies = host_detail::multiply_support < host_detail::multiplies(plan, dtype::float32),
+      host_detail::multiplies(plan, dtype::float64),
+      host_detail::multiplies(plan, dtype::float16) || host_detail::multiplies(plan, dtype::bfloat16) > ();
+      return support;
     }
 
     void run_plan(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops,
@@ -235,7 +239,7 @@ class host_executor {
                                             detail::array_view<std::size_t>(bound.domain_extent));
       auto kernels = compile_kernels(plan, compiler);  // then the steps' programs
       const auto steps = lay_out_steps(plan, {plan, bound, memory, compiler, loops, support.folds, kernels},
-                                       support.lay_out);
+                                       support.lay_out, support.multiplies);
       execute(plan, kernels, steps);
     }
 
@@ -245,7 +249,8 @@ class host_executor {
     static detail::dyn_array<host_detail::host_step> lay_out_steps(
         const plan_view& plan, const host_detail::step_layout_context& c,
         void (*lay_out_reduce_or_scan)(host_detail::host_step&, const ir::statement&,
-                                       const host_detail::step_layout_context&)) {
+                                       const host_detail::step_layout_context&),
+        host_detail::multiply_finder multiplies) {
       detail::dyn_array<host_detail::host_step> steps(plan.ops.size());
       for (std::size_t i = 0; i < plan.ops.size(); ++i) {
         if (plan.ops[i].kind != op_kind::step) continue;
@@ -270,6 +275,9 @@ class host_executor {
               throw error(
                   "streamdsl host executor: internal error: a program with reductions lacks their code");
             lay_out_reduce_or_scan(step, s, c);
+            break;
+          case ir::step_form::matmul:
+            step.matmul = host_detail::lay_out_matmul(plan, c.bound, c.memory, s, multiplies);
             break;
         }
       }
@@ -391,6 +399,7 @@ class host_executor {
                 case ir::step_form::scan:
                   host_detail::run_reduce_or_scan(st, kernels[st.values], scratch);
                   break;
+                case ir::step_form::matmul: st.matmul.multiply(st.matmul); break;
               }
               break;
             }

@@ -14,6 +14,7 @@
 #include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
 #include "kernel_program.hpp"
+#include "matmul.hpp"
 
 namespace streamdsl::host_detail {
 
@@ -34,6 +35,8 @@ struct host_step {
   std::byte* out = nullptr;    // the target region's first element
   loop_fn to_result = nullptr, to_target = nullptr;
   void (*fold)(const host_step&, const kernel_program&, std::byte*) = nullptr;  // run<A> of its type
+  // a matmul
+  host_matmul matmul{};
 };
 
 inline loop_fn find_loop(loop_finder loops, const loop_key& k) {
@@ -202,8 +205,18 @@ inline void lay_out_reduce_or_scan(host_step& step, const ir::statement& s, cons
 struct step_support {
   fold_finder folds = nullptr;
   void (*lay_out)(host_step&, const ir::statement&, const step_layout_context&) = nullptr;
+  multiply_finder multiplies = nullptr;  // matmul.hpp
 };
-inline constexpr step_support any_step_support{&fold_for<true, true, true, true>, &lay_out_reduce_or_scan};
+inline constexpr step_support any_step_support{&fold_for<true, true, true, true>, &lay_out_reduce_or_scan,
+                                               &multiply_for<true, true, true>};
+
+template <bool Float, bool Double, bool Half>
+constexpr multiply_finder multiply_support() {
+  if constexpr (Float || Double || Half)
+    return &multiply_for<Float, Double, Half>;
+  else
+    return nullptr;
+}
 
 // Whether some reduction or scan of the plan accumulates in type t.
 constexpr bool accumulates_in(const plan_view& plan, dtype t) {

@@ -1,0 +1,110 @@
+#pragma once
+// The host executor's matmul (ops/matmul.hpp): c = op(a) op(b) as loops,
+// row by row of c: for each element the products are added in k order, in
+// the accumulation type (ir::matmul_accumulation_type: float for the 16-bit
+// float types), each product rounded before it is added (no fma), then the
+// sum rounded to c's type. The random tester's reference adds in the same
+// order, so they agree bit for bit; the GPU's cuBLAS adds in its own order.
+#include <cstddef>
+
+#include "../../detail/dyn_array.hpp"
+#include "../../ir/accesses.hpp"
+#include "../../plan/plan_view.hpp"
+#include "../element_ops.hpp"
+#include "../region_memory.hpp"
+#include "../resolve_bindings.hpp"
+
+namespace streamdsl::host_detail {
+
+// What a matmul op multiplies: c (m x n) = op(a) (m x k) op(b) (k x n),
+// row-major; a transposed operand is stored the other way ((k x m), (n x k)).
+struct host_matmul {
+  const std::byte* a = nullptr;
+  const std::byte* b = nullptr;
+  std::byte* c = nullptr;
+  std::size_t m = 0, n = 0, k = 0;
+  bool ta = false, tb = false;
+  void (*multiply)(const host_matmul&) = nullptr;  // multiply<T> of the operands' type
+};
+
+template <class T>
+void multiply(const host_matmul& mm) {
+  namespace element = detail::element;
+  using A = element::math_t<T>;  // float for __half and __nv_bfloat16: as ir::matmul_accumulation_type
+  const T* a = reinterpret_cast<const T*>(mm.a);
+  const T* b = reinterpret_cast<const T*>(mm.b);
+  T* c = reinterpret_cast<T*>(mm.c);
+  detail::dyn_array<A> row(mm.n, A(0));
+  for (std::size_t i = 0; i < mm.m; ++i) {
+    for (std::size_t j = 0; j < mm.n; ++j) row[j] = A(0);
+    for (std::size_t p = 0; p < mm.k; ++p) {
+      const A x = element::convert<A>(mm.ta ? a[p * mm.m + i] : a[i * mm.k + p]);
+      for (std::size_t j = 0; j < mm.n; ++j) {
+        const A y = element::convert<A>(mm.tb ? b[j * mm.k + p] : b[p * mm.n + j]);
+        row[j] = element::arithmetic(ir::op::add, row[j], element::arithmetic(ir::op::mul, x, y));
+      }
+    }
+    for (std::size_t j = 0; j < mm.n; ++j) c[i * mm.n + j] = element::convert<T>(row[j]);
+  }
+}
+
+// The multiply of one type, for the types a program's matmuls use (none for
+// most programs: they compile none of this), or every type.
+using multiply_fn = void (*)(const host_matmul&);
+using multiply_finder = multiply_fn (*)(dtype);
+template <bool Float, bool Double, bool Half>
+multiply_fn multiply_for(dtype t) {
+  if constexpr (Float)
+    if (t == dtype::float32) return &multiply<float>;
+  if constexpr (Double)
+    if (t == dtype::float64) return &multiply<double>;
+#ifdef STREAMDSL_HAS_HALF
+  if constexpr (Half) {
+    if (t == dtype::float16) return &multiply<__half>;
+    if (t == dtype::bfloat16) return &multiply<__nv_bfloat16>;
+  }
+#endif
+  return nullptr;
+}
+
+// Whether some matmul of the plan multiplies operands of type t.
+constexpr bool multiplies(const plan_view& plan, dtype t) {
+  for (const auto& s : plan.ir.stmts)
+    if (s.kind == ir::stmt_kind::step && s.code == ir::step_code::matmul &&
+        plan.ir.buffers[static_cast<std::size_t>(
+                            plan.ir.accesses[static_cast<std::size_t>(s.accesses_first)].buffer)]
+                .type == t)
+      return true;
+  return false;
+}
+
+// The operands, extents and multiply of a matmul statement.
+inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings& bound,
+                                  const detail::dyn_array<std::byte*>& memory, const ir::statement& s,
+                                  multiply_finder multiplies) {
+  const auto reads = ir::reads_of(plan.ir, s);
+  const auto a = reads[0].buffer, b = reads[reads.size() - 1].buffer;
+  auto extent = [&](std::int32_t d) { return bound.domain_extent[static_cast<std::size_t>(d)]; };
+  const auto& da =
+      plan.ir.domains[static_cast<std::size_t>(plan.ir.buffers[static_cast<std::size_t>(a)].domain)];
+  const auto& db =
+      plan.ir.domains[static_cast<std::size_t>(plan.ir.buffers[static_cast<std::size_t>(b)].domain)];
+  host_matmul mm;
+  mm.ta = (s.transposed & ir::transpose_a) != 0;
+  mm.tb = (s.transposed & ir::transpose_b) != 0;
+  mm.m = extent(mm.ta ? da.inner : da.outer);
+  mm.k = extent(mm.ta ? da.outer : da.inner);
+  mm.n = extent(mm.tb ? db.outer : db.inner);
+  mm.a = memory[static_cast<std::size_t>(a)];
+  mm.b = memory[static_cast<std::size_t>(b)];
+  mm.c =
+      backend_detail::bytes_of(plan, bound, ir::whole(s.target), memory[static_cast<std::size_t>(s.target)])
+          .data;
+  mm.multiply =
+      multiplies == nullptr ? nullptr : multiplies(plan.ir.buffers[static_cast<std::size_t>(a)].type);
+  if (mm.multiply == nullptr)
+    throw error("streamdsl host executor: internal error: a program's matmul lacks its multiply");
+  return mm;
+}
+
+}  // namespace streamdsl::host_detail

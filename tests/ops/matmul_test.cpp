@@ -1,0 +1,229 @@
+// sd::matmul (ops/matmul.hpp): the step statement, its checks and messages,
+// ordering across streams, and the host executor's products against loops
+// written out here (every transpose, float and double, empty extents).
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <streamdsl/backend/host/host_executor.hpp>
+#include <streamdsl/streamdsl.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+using sd::diag::error_kind;
+
+template <class Body>
+error_kind first_error(Body body) {
+  sd::builder b;
+  body(b);
+  if (!b.ir().ok()) return b.ir().errors[0].kind;
+  const auto m = sd::passes::schedule(static_cast<sd::builder&&>(b).ir(), sd::checked);
+  return m.ir.ok() ? error_kind::none : m.ir.errors[0].kind;
+}
+template <class Body>
+std::string first_message(Body body) {
+  sd::builder b;
+  body(b);
+  return b.ir().ok() ? std::string() : std::string(b.ir().errors[0].message.view());
+}
+
+// c = op(a) op(b) for each pair of transposes, with a and b stored to match.
+template <class T, bool TA, bool TB>
+constexpr auto product = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("n2");
+  auto a = TA ? p.input<T>("a", k, m) : p.input<T>("a", m, k);
+  auto b = TB ? p.input<T>("b", n, k) : p.input<T>("b", k, n);
+  auto c = p.output<T>("c", m, n);
+  if constexpr (TA && TB)
+    c = sd::matmul(sd::transpose(a), sd::transpose(b));
+  else if constexpr (TA)
+    c = sd::matmul(sd::transpose(a), b);
+  else if constexpr (TB)
+    c = sd::matmul(a, sd::transpose(b));
+  else
+    c = sd::matmul(a, b);
+});
+
+template <class T, bool TA, bool TB>
+void check_product(std::size_t M, std::size_t K, std::size_t N) {
+  std::vector<T> a(M * K), b(K * N), c(M * N, T(-1));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<T>(static_cast<int>(i % 7) - 3);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<T>(static_cast<int>(i % 5) - 2) / 2;
+  sd::host_executor ex;
+  ex.run(product<T, TA, TB>, sd::bind("a", a, TA ? K : M, TA ? M : K),
+         sd::bind("b", b, TB ? N : K, TB ? K : N), sd::bind("c", c, M, N));
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      T s = 0;
+      for (std::size_t p = 0; p < K; ++p)
+        s += (TA ? a[p * M + i] : a[i * K + p]) * (TB ? b[j * K + p] : b[p * N + j]);
+      INFO("c[" << i << "][" << j << "]");
+      REQUIRE(c[i * N + j] == s);  // small halves: exact in any order
+    }
+}
+
+TEST_CASE("sd::matmul is a step reading its two operands and writing its product", "[matmul]") {
+  constexpr auto v = product<float, false, true>.plan().ir;
+  STATIC_REQUIRE(v.stmts.size() == 1);
+  STATIC_REQUIRE(v.stmts[0].kind == sd::ir::stmt_kind::step);
+  STATIC_REQUIRE(v.stmts[0].code == sd::ir::step_code::matmul);
+  STATIC_REQUIRE(v.stmts[0].transposed == sd::ir::transpose_b);
+  STATIC_REQUIRE(v.stmts[0].reads_count == 2);
+  STATIC_REQUIRE(product<float, false, true>.plan().step_count() == 1);
+  STATIC_REQUIRE(product<float, false, true>.plan().kernel_count() == 0);
+  CHECK(std::string(sd::ir::statement_text(v, v.stmts[0]).view()) == "c = sd::matmul(a, sd::transpose(b))");
+}
+
+TEST_CASE("the host executor multiplies with every transpose, float and double", "[matmul]") {
+  check_product<float, false, false>(5, 7, 3);
+  check_product<float, true, false>(4, 9, 6);
+  check_product<float, false, true>(3, 2, 8);
+  check_product<float, true, true>(6, 5, 1);
+  check_product<double, false, false>(33, 17, 65);
+  check_product<double, true, true>(2, 40, 3);
+}
+
+TEST_CASE("a matmul of no inner elements is zero, of no rows or columns nothing", "[matmul]") {
+  check_product<float, false, false>(3, 0, 4);
+  check_product<float, false, false>(0, 3, 4);
+  check_product<float, false, false>(3, 4, 0);
+}
+
+TEST_CASE("a matmul beside elementwise work on two streams, ordered by sd::automatic", "[matmul]") {
+  constexpr auto layers = sd::program<sd::automatic>([](sd::builder& p) {
+    auto rows = p.domain("rows");
+    auto d = p.domain("d");
+    auto x = p.input<float>("x", rows, d);
+    auto w1 = p.input<float>("w1", d, d);
+    auto w2 = p.input<float>("w2", d, d);
+    auto bias = p.input<float>("bias", d);
+    auto h = p.temp<float>("h", rows, d);
+    auto y = p.output<float>("y", rows, d);
+    auto side = p.stream("side");
+    h = sd::matmul(x, w1);
+    h = sd::relu(h + bias);  // bias: a row, broadcast down the rows
+    sd::with_stream(side, [&] { y = sd::matmul(h, w2); });
+  });
+  STATIC_REQUIRE(layers.plan().step_count() == 2);
+  STATIC_REQUIRE(layers.plan().sync_count() >= 2);  // side waits for h; main waits for side at exit
+  const std::size_t R = 4, D = 3;
+  std::vector<float> x(R * D), w1(D * D), w2(D * D), bias(D), y(R * D);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 4) - 1;
+  for (std::size_t i = 0; i < w1.size(); ++i)
+    w1[i] = static_cast<float>(i % 3) - 1, w2[i] = static_cast<float>(i % 2);
+  for (std::size_t j = 0; j < D; ++j) bias[j] = static_cast<float>(j) - 1;
+  sd::host_executor ex;
+  ex.run(layers, sd::bind("x", x, R, D), sd::bind("w1", w1, D, D), sd::bind("w2", w2, D, D),
+         sd::bind("bias", bias), sd::bind("y", y, R, D));
+  for (std::size_t i = 0; i < R; ++i) {
+    float h[D];
+    for (std::size_t j = 0; j < D; ++j) {
+      float s = 0;
+      for (std::size_t p = 0; p < D; ++p) s += x[i * D + p] * w1[p * D + j];
+      h[j] = s + bias[j] > 0 ? s + bias[j] : 0;
+    }
+    for (std::size_t j = 0; j < D; ++j) {
+      float s = 0;
+      for (std::size_t p = 0; p < D; ++p) s += h[p] * w2[p * D + j];
+      REQUIRE(y[i * D + j] == s);
+    }
+  }
+}
+
+TEST_CASE("misuse of sd::matmul is a named compile error", "[matmul]") {
+  CHECK(first_error([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto a = p.input<float>("a", m, m);
+          auto x = p.input<float>("x", m);
+          auto c = p.output<float>("c", m, m);
+          c = sd::matmul(a, x);
+        }) == error_kind::matmul_operand_not_rank2);
+  CHECK(first_error([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto a = p.input<float>("a", m, m);
+          auto b = p.input<double>("b", m, m);
+          auto c = p.output<double>("c", m, m);
+          c = sd::matmul(a, b);
+        }) == error_kind::matmul_type_unsupported);
+  CHECK(first_error([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto a = p.input<std::int32_t>("a", m, m);
+          auto c = p.output<std::int32_t>("c", m, m);
+          c = sd::matmul(a, a);
+        }) == error_kind::matmul_type_unsupported);
+  CHECK(first_error([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto k = p.domain("k");
+          auto a = p.input<float>("a", m, k);
+          auto b = p.input<float>("b", m, k);
+          auto c = p.output<float>("c", m, k);
+          c = sd::matmul(a, b);  // k by m: b must be transposed
+        }) == error_kind::matmul_shapes_differ);
+  CHECK(first_error([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto k = p.domain("k");
+          auto a = p.input<float>("a", m, k);
+          auto b = p.input<float>("b", m, k);
+          auto c = p.output<float>("c", m, m);
+          c = sd::matmul(a, sd::transpose(b));  // (m, k) by (k, m): fine
+        }) == error_kind::none);
+  CHECK(first_error([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto k = p.domain("k");
+          auto a = p.input<float>("a", m, k);
+          auto b = p.input<float>("b", k, m);
+          auto c = p.output<float>("c", k, k);
+          c = sd::matmul(a, b);  // the product is (m, m)
+        }) == error_kind::matmul_shapes_differ);
+  CHECK(first_error([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto a = p.inout<float>("a", m, m);
+          auto b = p.input<float>("b", m, m);
+          a = sd::matmul(a, b);
+        }) == error_kind::matmul_result_overlaps_operand);
+  CHECK(first_error([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto a = p.input<double>("a", m, m);
+          auto c = p.output<float>("c", m, m);
+          c = sd::matmul(a, a);
+        }) == error_kind::narrowing_assignment);
+  CHECK(first_error([](sd::builder& p) {  // a race through a matmul on another stream
+          auto m = p.domain("m");
+          auto a = p.input<float>("a", m, m);
+          auto t = p.temp<float>("t", m, m);
+          auto c = p.output<float>("c", m, m);
+          auto side = p.stream("side");
+          t = a * 2;
+          sd::with_stream(side, [&] { c = sd::matmul(t, a); });
+        }) == error_kind::race);
+}
+
+TEST_CASE("sd::matmul's messages name the buffers, domains and the fix", "[matmul]") {
+  CHECK_THAT(
+      first_message([](sd::builder& p) {
+        auto m = p.domain("m");
+        auto k = p.domain("k");
+        auto a = p.input<float>("a", m, k);
+        auto b = p.input<float>("b", m, k);
+        auto c = p.output<float>("c", m, k);
+        c = sd::matmul(a, b);
+      }),
+      Catch::Contains("statement #0 `c = sd::matmul(a, b)` on stream 'main' multiplies a matrix over (m, k) "
+                      "by one over (m, k): the first's columns and the second's rows must be one domain "
+                      "('k' and 'm' here)"));
+  CHECK_THAT(
+      first_message([](sd::builder& p) {
+        auto m = p.domain("m");
+        auto a = p.input<float>("a", m, m);
+        auto x = p.input<float>("x", m);
+        auto c = p.output<float>("c", m, m);
+        c = sd::matmul(a, x);
+      }),
+      Catch::Contains("multiplies 'x', a buffer over domain 'm' (rank 1); sd::matmul multiplies rank-2 "
+                      "buffers into a rank-2 buffer: declare 'x' over two domains, e.g. "
+                      "p.input<float>(\"x\", rows, cols)"));
+}
+
+}  // namespace
