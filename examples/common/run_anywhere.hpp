@@ -22,7 +22,7 @@ const char* run_anywhere(const Program& program, std::span<const sd::binding> ho
     std::vector<sd::binding> device;
     std::vector<void*> memory;
     for (const auto& b : host) {
-      if (b.is_param()) {
+      if (b.is_param() || b.is_call()) {  // values and callables travel as they are
         device.push_back(b);
         continue;
       }
@@ -40,7 +40,7 @@ const char* run_anywhere(const Program& program, std::span<const sd::binding> ho
     sd::cuda_detail::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     std::size_t k = 0;
     for (const auto& b : host) {
-      if (b.is_param()) continue;
+      if (b.is_param() || b.is_call()) continue;
       if (!b.read_only())
         sd::cuda_detail::check(
             cudaMemcpy(b.mutable_data(), memory[k], b.size() * sd::size_of(b.type()), cudaMemcpyDeviceToHost),

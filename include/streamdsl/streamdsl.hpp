@@ -5,6 +5,7 @@
 #if STREAMDSL_CXX20  // else require_cxx20.hpp has said why
 #include "dsl/builder.hpp"
 #include "dsl/functions.hpp"
+#include "ops/call.hpp"
 #include "ops/copy.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"

@@ -1,7 +1,9 @@
 #pragma once
 // Running a generated program on the host executor and comparing it with the
 // sequential reference: shared by the differential test and the replay tool.
+#include <cstring>
 #include <sstream>
+#include <stdexcept>
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/passes/schedule.hpp>
 #include <streamdsl/plan/plan_model.hpp>
@@ -41,6 +43,27 @@ inline std::vector<binding> bindings_for(const generated_program& g, std::vector
     }
     out.push_back(binding::buffer(name, info.type, data, a.size(), read_only));
   }
+  // The calls' meaning (reference.hpp, call): written region j gets read
+  // region j's elements reversed, every source read before anything is written.
+  for (std::size_t c = 0; c < v.calls.size(); ++c)
+    out.push_back(bind_call(v.call_name(static_cast<std::int32_t>(c)), [](call_context& ctx) {
+      std::vector<std::vector<unsigned char>> sources;
+      for (std::size_t j = 0; j < ctx.write_count(); ++j) {
+        const auto& r = ctx.listed(j);
+        const auto size = size_of(r.type);
+        std::vector<unsigned char> bytes(r.count * size);
+        for (std::size_t i = 0; i < r.count; ++i)
+          std::memcpy(bytes.data() + i * size,
+                      static_cast<const unsigned char*>(r.data) + (r.count - 1 - i) * size, size);
+        sources.push_back(std::move(bytes));
+      }
+      for (std::size_t j = 0; j < ctx.write_count(); ++j) {
+        const auto& w = ctx.listed(ctx.read_count() + j);
+        if (w.count * size_of(w.type) != sources[j].size())
+          throw std::logic_error("random call: sizes differ");
+        if (!sources[j].empty()) std::memcpy(w.data, sources[j].data(), sources[j].size());
+      }
+    }));
   for (std::size_t p = 0; p < v.params.size(); ++p) {
     const auto& value = g.inputs.params[p];
     with_host_type(value.type(), [&](auto tag) {

@@ -235,17 +235,20 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   // memcpy; the memory plan must not put them in one slot where they meet).
   // A reduction or scan may read what it writes: it reads every element
   // before writing the one it computes (`y = sd::inclusive_sum(y)`). ----
-  // A matmul likewise reads its operands while it writes its product.
+  // A matmul likewise reads its operands while it writes its product, and a
+  // call gets its regions as separate memory (but a region it lists in both
+  // lists, updated in place, is one).
   auto is_copy = [&](std::size_t op) {
     if (ops[op].kind != op_kind::step) return false;
     const auto code = v.ir.stmts[static_cast<std::size_t>(ops[op].stmt)].code;
-    return code == ir::step_code::copy || code == ir::step_code::matmul;
+    return code == ir::step_code::copy || code == ir::step_code::matmul || code == ir::step_code::call;
   };
   for (std::size_t x = 0; x < accesses.size(); ++x)
     for (std::size_t y = 0; y < accesses.size(); ++y) {
       const auto& a = accesses[x];
       const auto& b = accesses[y];
       if (a.op != b.op || !is_copy(a.op) || a.writes || !b.writes || a.location != b.location) continue;
+      if (a.where == b.where) continue;  // a call's region updated in place
       ir::region other = b.where;
       other.buffer = a.where.buffer;
       if (regions_meet(a.where, other)) {

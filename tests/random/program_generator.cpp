@@ -114,6 +114,7 @@ class dynamic_generator : public generator_base {
     wide_ = r_.chance(0.1);
     // Some programs reduce and scan (ops/reduce.hpp, ops/scan.hpp).
     steps_ = r_.chance(product_ >= 0 ? 0.6 : 0.35);
+    calls_ = r_.chance(0.3);
     const std::size_t wide = wide_ ? 3 : 1;
     declare_buffers(ir::access::input, "in", 1, 4 * wide);
     declare_buffers(ir::access::inout, "io", 0, 2 * wide);
@@ -174,6 +175,8 @@ class dynamic_generator : public generator_base {
       } else if (x < 54 && copies_) {
         const auto dst = random_target(chunks_ && r_.chance(0.4), spaces_ && r_.chance(0.5));
         if (!copy(current, dst) && !on_host(dst.buffer)) assign(current, dst);
+      } else if (x >= 90 && x < 94 && calls_) {
+        if (!call(current, random_target(chunks_ && r_.chance(0.4)))) assign(current, random_target(false));
       } else if (x >= 94 && matmul(current)) {
       } else {
         assign(current, random_target(chunks_ && r_.chance(0.4)));
@@ -429,6 +432,61 @@ class dynamic_generator : public generator_base {
     access::current_stream(b_) = stream;
     access::copy(b_, dst, src);
     check_written_as_meant({src}, dst);
+    ++done_;
+    return true;
+  }
+
+  // p.call("rev" or "rev2", sd::reads(r0, ..), sd::writes(w0, ..)) with the
+  // tester's meaning (reference.hpp, call): each written region wj gets the
+  // elements of rj in reverse order, rj of wj's type and size (wj itself
+  // for an update in place); a further read only orders. false when dst has
+  // no source.
+  bool call(std::int32_t stream, ir::region dst) {
+    model_->observe(access::ir(b_));
+    std::vector<ir::region> writes{dst}, reads;
+    auto meets_any = [&](const ir::region& r, const std::vector<ir::region>& list) {
+      for (const auto& x : list)
+        if (regions_meet(r, x)) return true;
+      return false;
+    };
+    // A second write now and then: a region of another buffer, in no other list.
+    if (r_.chance(0.3)) {
+      const auto w = random_target(chunks_ && r_.chance(0.4));
+      if (!meets_any(w, writes)) writes.push_back(w);
+    }
+    for (const auto& w : writes) {
+      const auto& to = info_of(w.buffer);
+      auto fits = [&](const ir::region& r) {
+        return info_of(r.buffer).type == to.type && size_of_region(r) == size_of_region(w) && readable(r) &&
+               !meets_any(r, reads) && !(info_of(r.buffer).domain == to.domain && r.parts != w.parts);
+      };
+      if (readable(w) && !meets_any(w, reads) && r_.chance(0.4)) {
+        reads.push_back(w);  // in place
+        continue;
+      }
+      std::vector<ir::region> sources;
+      for (std::int32_t b = 0; b < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++b) {
+        if (fits(ir::whole(b))) sources.push_back(ir::whole(b));
+        for (auto k : counts_of(b))
+          for (std::int32_t part = 0; part < k; ++part)
+            if (fits({b, part, k})) sources.push_back({b, part, k});
+      }
+      if (sources.empty()) return false;
+      const auto src = r_.pick(sources);
+      reads.push_back(chunk(src.buffer, src.part, src.parts));
+    }
+    if (r_.chance(0.3)) {  // a read that only orders
+      const auto b = static_cast<std::int32_t>(r_.below(access::ir(b_).buffers.size()));
+      if (readable(ir::whole(b)) && !meets_any(ir::whole(b), reads)) reads.push_back(ir::whole(b));
+    }
+    order_before(stream, reads, writes);
+    access::current_stream(b_) = stream;
+    access::call(b_, r_.chance(0.5) ? "rev" : "rev2", reads.data(), reads.size(), writes.data(),
+                 writes.size());
+    const auto& p = access::ir(b_);
+    const auto stored = regions_of(p, p.stmts.back());
+    if (stored.reads.size() != reads.size() || stored.writes.size() != writes.size())
+      throw std::logic_error("generator: the builder stored other regions than the call's");
     ++done_;
     return true;
   }
@@ -739,7 +797,7 @@ class dynamic_generator : public generator_base {
   }
 
   detail::builder_state b_;
-  bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false, steps_ = false;
+  bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false, steps_ = false, calls_ = false;
   std::int32_t product_ = -1;         // the domain of rank-2 buffers, or -1 (none)
   std::vector<std::size_t> extents_;  // per domain
   std::vector<std::vector<std::int32_t>>

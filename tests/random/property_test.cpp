@@ -52,7 +52,11 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
     const auto regions = rt::regions_of(p, s);
     const auto written = regions.writes.at(0);
     const auto& target = p.buffers[static_cast<std::size_t>(written.buffer)];
-    if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul) {
+    if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::call) {
+      seen.insert("call");
+      for (const auto& r : regions.reads)
+        if (r == written) seen.insert("call updating in place");
+    } else if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul) {
       seen.insert("matmul");
     } else if (s.kind == sd::ir::stmt_kind::step && s.code != sd::ir::step_code::copy) {
       const auto form = sd::ir::info(s.code).form;
@@ -300,7 +304,9 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
                           "column broadcast",
                           "reduction along an axis",
                           "scan along an axis",
-                          "matmul"}) {
+                          "matmul",
+                          "call",
+                          "call updating in place"}) {
       INFO("feature: " << f);
       CHECK(t.features[f] > 0);
     }

@@ -190,10 +190,35 @@ class reference_evaluator {
     for (std::size_t i = 0; i < out.size(); ++i) c.set(i, out[i]);
   }
 
+  // The random tester's calls (program_generator.cpp, call; bound by
+  // host_run.hpp): written region j gets read region j's elements reversed,
+  // all of them read before any is written.
+  void call(const ir::statement& s) {
+    const auto first = static_cast<std::size_t>(s.accesses_first);
+    std::vector<std::vector<scalar>> sources;
+    for (std::int32_t j = 0; j < s.writes_count; ++j) {
+      const auto src = p_.accesses[first + static_cast<std::size_t>(j)];
+      const auto from = elements(src.buffer, src.part, src.parts);
+      const auto& a = buffers_.at(static_cast<std::size_t>(src.buffer));
+      std::vector<scalar> values;
+      for (std::size_t i = 0; i < from.count; ++i) values.push_back(a.get(from.first + from.count - 1 - i));
+      sources.push_back(std::move(values));
+    }
+    for (std::int32_t j = 0; j < s.writes_count; ++j) {
+      const auto dst = p_.accesses[first + static_cast<std::size_t>(s.reads_count + j)];
+      const auto to = elements(dst.buffer, dst.part, dst.parts);
+      auto& b = buffers_.at(static_cast<std::size_t>(dst.buffer));
+      if (to.count != sources[static_cast<std::size_t>(j)].size())
+        throw std::logic_error("reference: a call between regions of different sizes");
+      for (std::size_t i = 0; i < to.count; ++i) b.set(to.first + i, sources[static_cast<std::size_t>(j)][i]);
+    }
+  }
+
   // Steps: a copy moves the source region's elements to the destination's, in order.
   void step(const ir::statement& s) {
     if (ir::reads_expression(s.code)) return reduce_or_scan(s);
     if (s.code == ir::step_code::matmul) return matmul(s);
+    if (s.code == ir::step_code::call) return call(s);
     if (s.code != ir::step_code::copy || s.reads_count != 1 || s.writes_count != 1)
       throw std::logic_error("reference: a step it does not know");
     const auto src = p_.accesses[static_cast<std::size_t>(s.accesses_first)];

@@ -14,6 +14,7 @@
 #include "../detail/string_view.hpp"
 #include "../diag/error.hpp"
 #include "../ir/dtype.hpp"
+#include "call_context.hpp"
 
 namespace streamdsl {
 
@@ -63,6 +64,16 @@ class binding {
     return b;
   }
 
+  // The callable of a call (p.call("name", ...)): sd::bind_call.
+  static binding call(detail::string_view name, detail::shared_callable f) {
+    binding b(name, dtype::float32);
+    b.is_call_ = true;
+    b.read_only_ = true;
+    b.data_ = f.identity();  // what tells two bindings of one name apart
+    b.callable_ = static_cast<detail::shared_callable&&>(f);
+    return b;
+  }
+
   // An empty binding (it names nothing), so that containers can hold bindings.
   binding() = default;
 
@@ -70,6 +81,9 @@ class binding {
   dtype type() const { return type_; }
   bool is_param() const { return is_param_; }
   bool is_family() const { return is_family_; }
+  bool is_call() const { return is_call_; }
+  // A call's callable (only meaningful when is_call()).
+  const detail::shared_callable& callable() const { return callable_; }
   // A family's members, in order (empty for any other binding).
   detail::array_view<member> members() const { return members_; }
   bool read_only() const { return read_only_; }
@@ -92,6 +106,7 @@ class binding {
   dtype type_ = dtype::float32;
   bool is_param_ = false;
   bool is_family_ = false;
+  bool is_call_ = false;
   bool read_only_ = false;
   bool rank2_ = false;
   std::size_t rows_ = 0, cols_ = 0;
@@ -99,6 +114,7 @@ class binding {
   std::size_t count_ = 0;
   alignas(8) unsigned char value_[8]{};
   detail::dyn_array<member> members_;  // a family's
+  detail::shared_callable callable_;   // a call's
 };
 
 // What executors take: a list of bindings, from any contiguous container of
@@ -259,6 +275,16 @@ binding bind(detail::string_view name, T value) {
   return binding::param(name, dtype_v<T>, &v);
 }
 
+// --- sd::bind_call ----------------------------------------------------------
+// The callable of the call `name` (p.call("name", ...), ops/call.hpp): any
+// callable taking an sd::call_context& (a lambda, a function, a functor). It
+// is copied into the binding and shared by its copies; captured references
+// must outlive the runs that use it.
+template <class F>
+  requires std::is_invocable_v<F&, call_context&> binding bind_call(detail::string_view name, F&& f) {
+    return binding::call(name, detail::shared_callable(static_cast<F&&>(f)));
+  }
+
 // Anything else, e.g. std::vector<bool> (its bits are packed: there is no bool
 // array to bind): a sentence instead of a list of candidates.
 template <class R>
@@ -270,7 +296,8 @@ binding bind(detail::string_view, R&&) {
       "streamdsl: sd::bind takes a pointer and a count, a C array, a contiguous container of an element "
       "type (data() and size(): std::vector, std::span, ...) or a param value. std::vector<bool> packs its "
       "bits and has no bool array: bind a std::span<bool> or a bool array instead. thrust::device_vector "
-      "needs <streamdsl/backend/cuda/device_bindings.hpp>. A family binds from a container of spans or of "
+      "needs <streamdsl/backend/cuda/device_bindings.hpp>. A call's callable binds with sd::bind_call. A "
+      "family binds from a container of spans or of "
       "(pointer, extent) pairs");
   return binding::buffer({}, dtype::float32, nullptr, 0, true);
 }

@@ -5,7 +5,9 @@
 #include <cstddef>
 
 #include "../ir/region.hpp"
+#include "../ir/shape.hpp"
 #include "../plan/plan_view.hpp"
+#include "call_context.hpp"
 #include "resolve_bindings.hpp"
 
 namespace streamdsl::backend_detail {
@@ -33,6 +35,34 @@ inline region_bytes bytes_of(const plan_view& plan, const resolved_bindings& r, 
                              void* base) {
   const auto span = span_of(plan, r, region);
   return {static_cast<std::byte*>(base) + span.offset, span.bytes};
+}
+
+// A call's listed regions (reads, then writes) for one set of bindings
+// (call_layout, call_context.hpp).
+inline detail::dyn_array<call_layout> lay_out_call(const plan_view& plan, const resolved_bindings& r,
+                                                   const ir::statement& s) {
+  detail::dyn_array<call_layout> out;
+  const auto first = static_cast<std::size_t>(s.accesses_first);
+  for (std::size_t k = 0; k < static_cast<std::size_t>(s.reads_count + s.writes_count); ++k) {
+    const auto& region = plan.ir.accesses[first + k];
+    const auto& info = plan.ir.buffers[static_cast<std::size_t>(region.buffer)];
+    const auto span = span_of(plan, r, region);
+    call_layout c;
+    c.buffer = region.buffer;
+    c.offset = span.offset;
+    c.region.type = info.type;
+    c.region.count = span.bytes / size_of(info.type);
+    c.region.rows = c.region.count;
+    c.region.cols = 1;
+    if (info.domain >= 0 && ir::is_product(plan.ir.domains[static_cast<std::size_t>(info.domain)])) {
+      c.region.cols = r.domain_extent[static_cast<std::size_t>(
+          plan.ir.domains[static_cast<std::size_t>(info.domain)].inner)];
+      c.region.rows = c.region.cols == 0 ? 0 : c.region.count / c.region.cols;
+    }
+    c.region.buffer = plan.ir.buffer_name(region.buffer);
+    out.push_back(c);
+  }
+  return out;
 }
 
 }  // namespace streamdsl::backend_detail

@@ -26,6 +26,7 @@ struct resolved_bindings {
   detail::dyn_array<const binding*> param_value;  // per param
   // per buffer: a rank-2 buffer's columns, as bound (its rows: count / cols, or 0 when cols is 0)
   detail::dyn_array<std::size_t> buffer_rows, buffer_cols;
+  detail::dyn_array<const binding*> call_target;  // per call (p.call): its sd::bind_call
 };
 
 namespace backend_detail {
@@ -502,6 +503,53 @@ inline std::size_t extent_of(const plan_view& plan, const resolved_bindings& r, 
   }
 }
 
+// The call called `name`, or -1.
+inline std::int32_t call_id(const plan_view& plan, detail::string_view name) {
+  for (std::size_t c = 0; c < plan.ir.calls.size(); ++c)
+    if (plan.ir.call_name(static_cast<std::int32_t>(c)) == name) return static_cast<std::int32_t>(c);
+  return -1;
+}
+
+// "statement #2 `p.call(...)` on stream 'side'": the first statement naming call c.
+struct call_site {
+  const plan_view& plan;
+  std::size_t call;
+};
+[[gnu::cold]] inline text& operator<<(text& out, call_site c) {
+  for (std::size_t i = 0; i < c.plan.ir.stmts.size(); ++i) {
+    const auto& s = c.plan.ir.stmts[i];
+    if (s.kind == ir::stmt_kind::step && s.code == ir::step_code::call &&
+        s.event == static_cast<std::int32_t>(c.call)) {
+      ir::describe_statement(c.plan.ir, static_cast<std::int32_t>(i), out);
+      return out;
+    }
+  }
+  return out << "no statement";
+}
+
+// A binding named like a call, or an sd::bind_call: the call's callable.
+[[gnu::cold]] inline void report_call_mismatch(const plan_view& plan, std::int32_t c, const binding& given,
+                                               problem_list& problems) {
+  if (c < 0) {
+    auto& line = problems.add() << "sd::bind_call(" << quote{given.name()}
+                                << ", ...): the program has no call called that (its calls: ";
+    for (std::size_t k = 0; k < plan.ir.calls.size(); ++k)
+      line << (k ? ", " : "") << quote{plan.ir.call_name(static_cast<std::int32_t>(k))};
+    line << (plan.ir.calls.empty() ? "none; p.call(\"name\", sd::reads(...), sd::writes(...)) declares one)"
+                                   : ")");
+    return;
+  }
+  problems.add() << quote{given.name()} << " is a call (" << call_site{plan, static_cast<std::size_t>(c)}
+                 << ") and is bound to " << (given.is_param() ? "a value" : "memory")
+                 << "; bind its callable: sd::bind_call(\"" << given.name()
+                 << "\", [](sd::call_context& c) { ... })";
+}
+inline void resolve_call(const plan_view& plan, std::int32_t c, const binding& given, resolved_bindings& r,
+                         problem_list& problems) {
+  if (c >= 0) r.call_target[static_cast<std::size_t>(c)] = &given;  // named: not reported missing too
+  if (c < 0 || !given.is_call()) report_call_mismatch(plan, c, given, problems);
+}
+
 // The id of x[0] of the family called `name`, or -1; always -1 without
 // families (a plain name cannot end in "[0]").
 template <bool Families>
@@ -549,7 +597,8 @@ resolved_bindings resolve_bindings(const plan_view& plan, binding_list bindings)
                       detail::dyn_array<std::size_t>(plan.ir.domains.size(), 0),
                       detail::dyn_array<const binding*>(plan.ir.params.size(), nullptr),
                       detail::dyn_array<std::size_t>(buffers, 0),
-                      detail::dyn_array<std::size_t>(buffers, 0)};
+                      detail::dyn_array<std::size_t>(buffers, 0),
+                      detail::dyn_array<const binding*>(plan.ir.calls.size(), nullptr)};
   detail::dyn_array<unsigned char> bound(buffers, 0);  // per buffer: bound to memory the checks accept
   detail::dyn_array<unsigned char> named(buffers, 0);  // per buffer: a binding names it (accepted or not)
   problem_list problems;
@@ -562,7 +611,9 @@ resolved_bindings resolve_bindings(const plan_view& plan, binding_list bindings)
       problems.add() << quote{given.name()} << " is bound more than once";
       continue;
     }
-    if (given.is_family()) {
+    if (const auto c = call_id(plan, given.name()); c >= 0 || given.is_call()) {
+      resolve_call(plan, c, given, r, problems);
+    } else if (given.is_family()) {
       if constexpr (Checks.families)
         resolve_family(plan, given, r, bound, named, problems);
       else
@@ -624,6 +675,13 @@ resolved_bindings resolve_bindings(const plan_view& plan, binding_list bindings)
   for (std::size_t p = 0; p < plan.ir.params.size(); ++p)
     if (r.param_value[p] == nullptr)
       problems.add() << "missing binding for " << param_description{plan, static_cast<std::int32_t>(p)};
+  for (std::size_t c = 0; c < plan.ir.calls.size(); ++c)
+    if (r.call_target[c] == nullptr) {
+      const auto name = plan.ir.call_name(static_cast<std::int32_t>(c));
+      problems.add() << "missing binding for call " << quote{name} << " (" << call_site{plan, c}
+                     << "); bind its callable: sd::bind_call(\"" << name
+                     << "\", [](sd::call_context& c) { ... })";
+    }
   // Chunks and copies are checked against agreed extents only: where a
   // domain's buffers disagree, the extent is the first buffer's, and the
   // others' chunks and copies would be reported against a size they are not

@@ -42,6 +42,7 @@ enum class error_kind : std::uint8_t {
   matmul_type_unsupported,
   matmul_shapes_differ,
   matmul_result_overlaps_operand,
+  call_region_listed_twice,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -79,6 +80,7 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::matmul_type_unsupported: return "matmul_needs_one_floating_type";
     case error_kind::matmul_shapes_differ: return "matmul_shapes_do_not_match";
     case error_kind::matmul_result_overlaps_operand: return "matmul_result_is_an_operand";
+    case error_kind::call_region_listed_twice: return "call_lists_a_region_twice";
   }
   return "?";
 }

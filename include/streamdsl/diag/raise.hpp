@@ -88,6 +88,8 @@ STREAMDSL_ERROR_TEMPLATE(matmul_needs_one_floating_type,
 STREAMDSL_ERROR_TEMPLATE(matmul_shapes_do_not_match,
                          "sd::matmul(a, b) whose inner domains differ, or whose result has another shape")
 STREAMDSL_ERROR_TEMPLATE(matmul_result_is_an_operand, "c = sd::matmul(a, b) where c is a or b")
+STREAMDSL_ERROR_TEMPLATE(call_lists_a_region_twice,
+                         "p.call(...) whose sd::reads or sd::writes lists overlapping regions")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -158,6 +160,8 @@ constexpr bool raise() {
     return matmul_shapes_do_not_match<Message>::value;
   else if constexpr (Kind == matmul_result_overlaps_operand)
     return matmul_result_is_an_operand<Message>::value;
+  else if constexpr (Kind == call_region_listed_twice)
+    return call_lists_a_region_twice<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

@@ -102,6 +102,22 @@ class builder : private detail::builder_state {
     return streamdsl::domain(access::add_domain(*this, name));
   }
 
+  // The user's own step on the current stream (ops/call.hpp):
+  // p.call("name", sd::reads(x), sd::writes(y)), either list may be left out.
+  template <class Reads, class Writes>
+    requires(!Reads::writes && Writes::writes)  // sd::reads(...), sd::writes(...)
+  constexpr void call(detail::string_view name, const Reads& reads, const Writes& writes) {
+    access::call(*this, name, reads.regions, Reads::size, writes.regions, Writes::size);
+  }
+  template <class List>
+    requires requires { List::writes; }
+  constexpr void call(detail::string_view name, const List& list) {
+    if constexpr (List::writes)
+      access::call(*this, name, nullptr, 0, list.regions, List::size);
+    else
+      access::call(*this, name, list.regions, List::size, nullptr, 0);
+  }
+
   // The program written so far, errors included (ir().ok()); a builder used
   // at run time hands it to sd::passes::schedule(std::move(b).ir(), ...).
   constexpr const ir::program& ir() const& { return access::ir(*this); }

@@ -42,7 +42,7 @@ class builder_state {
 
   // --- declarations -------------------------------------------------------
   // What a name is declared as: the reserved names depend on it.
-  enum class declared : std::uint8_t { buffer, param, stream, event, domain };
+  enum class declared : std::uint8_t { buffer, param, stream, event, domain, call };
 
   // `what` says what is declared ("output buffer", "event"), for messages.
   constexpr ir::name_ref declare_name(detail::string_view name, declared kind, detail::string_view what) {
@@ -488,6 +488,58 @@ class builder_state {
            messages::matmul_result_overlaps_operand(ir, index));
     note_written(target);
   }
+  // p.call("name", sd::reads(...), sd::writes(...)) (ops/call.hpp): the
+  // user's own step on the current stream, reading and writing the regions
+  // listed. Statements naming one call share its entry in ir.calls (bound
+  // once, sd::bind_call); the name is a binding's, so it is declared among
+  // the buffers' and params' names the first time.
+  constexpr void call(detail::string_view name, const ir::region* reads, std::size_t read_count,
+                      const ir::region* writes, std::size_t write_count) {
+    std::int32_t id = -1;
+    for (std::size_t c = 0; c < ir.calls.size() && id < 0; ++c)
+      if (ir.name(ir.calls[c].name) == name) id = static_cast<std::int32_t>(c);
+    if (id < 0) {
+      ir.calls.push_back({declare_name(name, declared::call, "call")});
+      id = static_cast<std::int32_t>(ir.calls.size() - 1);
+    }
+    ir::statement s{};
+    s.kind = ir::stmt_kind::step;
+    s.code = ir::step_code::call;
+    s.stream = current_stream;
+    s.event = id;
+    s.target = write_count > 0 ? writes[0].buffer : -1;
+    begin_accesses(s);
+    for (std::size_t i = 0; i < read_count; ++i) ir.accesses.push_back(reads[i]);
+    s.reads_count = static_cast<std::int32_t>(read_count);
+    for (std::size_t i = 0; i < write_count; ++i) ir.accesses.push_back(writes[i]);
+    s.writes_count = static_cast<std::int32_t>(write_count);
+    const auto index = push(s);
+    const auto unwritten = unwritten_temp_read(s);
+    std::int32_t input = -1;
+    for (std::size_t i = 0; i < write_count && input < 0; ++i)
+      if (ir.buffers[writes[i].buffer].kind == ir::access::input) input = writes[i].buffer;
+    const auto twice = listed_twice(reads, read_count);
+    const auto written_twice = listed_twice(writes, write_count);
+    if (twice >= 0)
+      fail(diag::error_kind::call_region_listed_twice,
+           messages::call_lists_a_region_twice(ir, index, reads[twice], "sd::reads"));
+    else if (written_twice >= 0)
+      fail(diag::error_kind::call_region_listed_twice,
+           messages::call_lists_a_region_twice(ir, index, writes[written_twice], "sd::writes"));
+    else if (input >= 0)
+      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, input));
+    else if (unwritten >= 0)
+      fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
+    for (std::size_t i = 0; i < write_count; ++i) note_written(writes[i]);
+  }
+  // The first region of the list that overlaps an earlier one, or -1.
+  static constexpr std::int32_t listed_twice(const ir::region* list, std::size_t n) {
+    for (std::size_t i = 1; i < n; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (ir::overlaps(list[i], list[j])) return static_cast<std::int32_t>(i);
+    return -1;
+  }
+
   // The product domain (outer, inner), or -2 when the program has none.
   constexpr std::int32_t product_of(std::int32_t outer, std::int32_t inner) const {
     for (std::size_t d = 0; d < ir.domains.size(); ++d)
@@ -743,6 +795,10 @@ struct builder_access {
   static constexpr void matmul(builder_state& s, ir::region target, std::int32_t a, std::int32_t b,
                                std::uint8_t transposed) {
     s.matmul(target, a, b, transposed);
+  }
+  static constexpr void call(builder_state& s, detail::string_view name, const ir::region* reads,
+                             std::size_t read_count, const ir::region* writes, std::size_t write_count) {
+    s.call(name, reads, read_count, writes, write_count);
   }
   static constexpr std::int32_t product_domain(builder_state& s, std::int32_t outer, std::int32_t inner) {
     return s.product_domain(outer, inner);

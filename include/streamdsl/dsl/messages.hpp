@@ -526,6 +526,19 @@ constexpr text quoted(const ir::program& p, const ir::region& r) {
   return t;
 }
 
+// --- calls --------------------------------------------------------------------
+
+// `list`: "sd::reads" or "sd::writes".
+constexpr text call_lists_a_region_twice(const ir::program& p, std::int32_t stmt, const ir::region& r,
+                                         detail::string_view list) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " lists " << quoted(p, r).view() << " in " << list
+    << " where an earlier region of that list overlaps it; list each region once (a region the call "
+       "both reads and writes goes in sd::reads and in sd::writes once each)";
+  return t;
+}
+
 constexpr text invalid_chunk(const ir::program& p, std::int32_t stream, const ir::region& r) {
   const auto name = p.name(p.buffers[r.buffer].name);
   text t;
@@ -650,6 +663,7 @@ STREAMDSL_UNSHOWN_MESSAGE(matmul_operand_not_rank2)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_type_unsupported)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_shapes_differ)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_result_overlaps_operand)
+STREAMDSL_UNSHOWN_MESSAGE(call_lists_a_region_twice)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_needs_floating)
 STREAMDSL_UNSHOWN_MESSAGE(step_result_narrowing)
 STREAMDSL_UNSHOWN_MESSAGE(store_domain_differs)

@@ -57,6 +57,13 @@ struct event_info {
   event_role role = event_role::user;
 };
 
+// A step of the user's own (p.call("name", ...)): its callable is bound by
+// name when the program runs (sd::bind_call). Statements that name the same
+// call share one entry.
+struct call_info {
+  name_ref name;
+};
+
 // A domain: a plain one (p.domain("rows")), or the product of two plain
 // ones, which rank-2 buffers are over (ir/shape.hpp).
 struct domain_info {

@@ -23,6 +23,7 @@
   X(::streamdsl::ir::stream_info, streams)                                                     \
   X(::streamdsl::ir::event_info, events)                                                       \
   X(::streamdsl::ir::domain_info, domains)                                                     \
+  X(::streamdsl::ir::call_info, calls)      /* the user's steps (p.call), by name */           \
   X(::streamdsl::ir::expr_node, nodes)                                                         \
   X(::streamdsl::ir::statement, stmts)                                                         \
   X(::streamdsl::ir::region, accesses)      /* what statements read and write (statement::accesses_first) */

@@ -19,6 +19,7 @@ struct program_view {
   constexpr detail::string_view buffer_name(std::int32_t b) const { return name(buffers[b].name); }
   constexpr detail::string_view stream_name(std::int32_t s) const { return name(streams[s].name); }
   constexpr detail::string_view event_name(std::int32_t e) const { return name(events[e].name); }
+  constexpr detail::string_view call_name(std::int32_t c) const { return name(calls[c].name); }
   constexpr detail::string_view domain_name(std::int32_t d) const {
     return d < 0 ? detail::string_view("scalar") : name(domains[d].name);
   }

@@ -98,6 +98,23 @@ namespace streamdsl::ir {
         out << ')';
         return;
       }
+      if (info(s.code).form == step_form::call) {  // p.call("f", sd::reads(x), sd::writes(y))
+        out << "p.call(\"" << p.call_name(s.event) << '"';
+        const auto first = static_cast<std::size_t>(s.accesses_first);
+        const auto list = [&](const char* spelling, std::size_t from, std::int32_t count) {
+          if (count == 0) return;
+          out << ", " << spelling << '(';
+          for (std::size_t k = 0; k < static_cast<std::size_t>(count); ++k) {
+            if (k > 0) out << ", ";
+            render_region(p, p.accesses[from + k], out);
+          }
+          out << ')';
+        };
+        list("sd::reads", first, s.reads_count);
+        list("sd::writes", first + static_cast<std::size_t>(s.reads_count), s.writes_count);
+        out << ')';
+        return;
+      }
       // The written regions first, as in sd::copy(dst, src).
       out << info(s.code).spelling << '(';
       const auto first = static_cast<std::size_t>(s.accesses_first);

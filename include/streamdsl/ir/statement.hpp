@@ -37,7 +37,7 @@ struct statement {
   std::int32_t stream = 0;
   std::int32_t target = -1;  // assign: buffer written (its region: writes_of)
   std::int32_t root = -1;    // assign: expression node
-  std::int32_t event = -1;   // record, wait
+  std::int32_t event = -1;   // record, wait: the event; a call step: its index in program::calls
   std::int32_t other = -1;   // wait_stream: the stream waited for
   std::int32_t binds = -1;   // wait: index of the record it waits for
   std::int32_t origin = -1;  // index in the user's program (-1: inserted by a pass)

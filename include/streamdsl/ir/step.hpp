@@ -1,12 +1,10 @@
 #pragma once
 // Steps: the statements that are not elementwise assignments (copies,
-// reductions and scans; matmuls, the user's own calls and collectives
-// later). Every step is a statement of kind stmt_kind::step with a
-// step_code, its read and write regions and its stream; the passes see only
-// its accesses, the backends own how it runs. A new step is a code and its
-// row here, a front end in ops/ and a case in each backend. (Named "step",
-// not "op": ir::op is the elementwise operator enum and a plan's `ops` are
-// what it issues.)
+// reductions and scans, matmuls, the user's own calls; collectives later). Every step is a statement of kind
+// stmt_kind::step with a step_code, its read and write regions and its stream; the passes see only its
+// accesses, the backends own how it runs. A new step is a code and its row here, a front end in ops/ and a
+// case in each backend. (Named "step", not "op": ir::op is the elementwise operator enum and a plan's `ops`
+// are what it issues.)
 //
 // Reductions and scans read an elementwise expression (statement::root), so
 // `s = sd::sum(x * y)` reads x and y once and writes no temp: the producer
@@ -30,6 +28,7 @@ enum class step_code : std::uint8_t {
   inclusive_sum,
   exclusive_sum,
   matmul,
+  call,
 };
 
 // How a step reads and writes.
@@ -38,11 +37,12 @@ enum class step_form : std::uint8_t {
   reduction,  // an expression over a shape into a 0-d buffer
   scan,       // an expression over a shape into a region of that shape
   matmul,     // two rank-2 buffers read (statement::transposed says how), one written
+  call,       // the user's own step: any regions read, any written (statement::event: which call)
 };
 
 // The result type of a reduction or scan from its input's type.
 enum class step_result : std::uint8_t {
-  none,      // a copy, a matmul (its operands' type: ops/matmul.hpp)
+  none,      // a copy, a matmul (its operands' type: ops/matmul.hpp), a call
   summed,    // integers and bool sum to int64_t (as PyTorch); floating types keep theirs
   same,      // min, max: the input's type
   index,     // argmax: an int64_t element index
@@ -69,6 +69,7 @@ inline constexpr step_info step_table[] = {
     {step_code::inclusive_sum, "sd::inclusive_sum", step_form::scan,      step_result::summed},
     {step_code::exclusive_sum, "sd::exclusive_sum", step_form::scan,      step_result::summed},
     {step_code::matmul,        "sd::matmul",        step_form::matmul,    step_result::none},  // c = sd::matmul(a, b)
+    {step_code::call,          "p.call",            step_form::call,      step_result::none},  // p.call("f", sd::reads(x), sd::writes(y))
 };
 // clang-format on
 

@@ -5,18 +5,9 @@
 // (ir/step.hpp): it ends a fusion run and is ordered like any statement.
 #include <concepts>
 
-#include "../dsl/expr.hpp"
+#include "call.hpp"  // detail::region_handle
 
 namespace streamdsl {
-
-namespace detail {
-// A buffer or a chunk of one: what a copy reads or writes.
-template <class X>
-concept region_handle = requires(const X& x) {
-  { builder_access::region_of(x) } -> std::same_as<ir::region>;
-  { builder_access::state_of(x) } -> std::same_as<builder_state*>;
-};
-}  // namespace detail
 
 template <detail::region_handle Dst, detail::region_handle Src>
 constexpr void copy(const Dst& dst, const Src& src) {

@@ -71,6 +71,9 @@ struct step_call {
   std::int32_t dst = -1, src = -1;  // plan buffers
   std::size_t dst_offset = 0, src_offset = 0, bytes = 0;
   std::size_t temp_offset = 0, temp_bytes = 0;
+  // a call: its binding (an index into the bindings kept by prepare) and
+  // its regions, [regions_first, + regions_count) of the run's call layouts
+  std::size_t binding = 0, regions_first = 0, regions_count = 0, read_count = 0;
 };
 
 #if defined(__CUDA_ARCH__)
@@ -204,9 +207,11 @@ inline void* allocate_from_caller(const plan_view& plan, const workspace_allocat
 }
 
 // The steps of a plan, in op order, for one set of bindings.
-inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolved,
-                          detail::dyn_array<step_call>& out) {
+inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolved, binding_list bindings,
+                          detail::dyn_array<step_call>& out,
+                          detail::dyn_array<backend_detail::call_layout>& call_regions) {
   out.clear();
+  call_regions.clear();
   for (const auto& op : plan.ops) {
     if (op.kind != op_kind::step) continue;
     const auto& s = plan.ir.stmts[static_cast<std::size_t>(op.stmt)];
@@ -216,7 +221,16 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
       case ir::step_form::reduction:
       case ir::step_form::scan:
       case ir::step_form::matmul:
-        break;                     // CUB's storage is laid out by prepare(); no matmul (kernel_table.hpp)
+        break;  // CUB's storage is laid out by prepare(); no matmul (kernel_table.hpp)
+      case ir::step_form::call: {
+        call.binding = static_cast<std::size_t>(resolved.call_target[static_cast<std::size_t>(s.event)] -
+                                                bindings.begin());
+        call.regions_first = call_regions.size();
+        call.read_count = static_cast<std::size_t>(s.reads_count);
+        for (const auto& l : backend_detail::lay_out_call(plan, resolved, s)) call_regions.push_back(l);
+        call.regions_count = call_regions.size() - call.regions_first;
+        break;
+      }
       case ir::step_form::copy: {  // binding checked that both regions hold as many bytes
         const auto c = ir::copy_regions_of(plan.ir, s);
         const auto from = backend_detail::span_of(plan, resolved, c.src);
@@ -238,7 +252,8 @@ inline cudaError_t issue_step(const step_call& step, void* const* ptrs, cudaStre
   switch (ir::info(step.code).form) {
     case ir::step_form::reduction:
     case ir::step_form::scan:
-    case ir::step_form::matmul: break;  // issued by its own function (step_table.hpp); no matmul yet
+    case ir::step_form::matmul:
+    case ir::step_form::call: break;  // issued by its own function; no matmul yet
     case ir::step_form::copy:
       call = "cudaMemcpyAsync";
       if (step.bytes == 0) return cudaSuccess;  // an empty chunk: nothing to issue
@@ -337,12 +352,13 @@ class cuda_executor {
     struct prepared_run {
       const void* plan_key = nullptr;
       detail::dyn_array<binding> bindings;
-      detail::dyn_array<void*> ptrs;                    // per buffer; slot temps filled per run
-      detail::dyn_array<unsigned long long> params;     // per param, as bit patterns
-      detail::dyn_array<long long> extents;             // per domain
-      detail::dyn_array<std::size_t> slot_offsets;      // per slot
-      detail::dyn_array<std::int32_t> slot_buffers;     // buffers living in slots
-      detail::dyn_array<cuda_detail::step_call> steps;  // per step op, in op order
+      detail::dyn_array<void*> ptrs;                                // per buffer; slot temps filled per run
+      detail::dyn_array<unsigned long long> params;                 // per param, as bit patterns
+      detail::dyn_array<long long> extents;                         // per domain
+      detail::dyn_array<std::size_t> slot_offsets;                  // per slot
+      detail::dyn_array<std::int32_t> slot_buffers;                 // buffers living in slots
+      detail::dyn_array<cuda_detail::step_call> steps;              // per step op, in op order
+      detail::dyn_array<backend_detail::call_layout> call_regions;  // the calls' regions (step_call)
       std::size_t workspace_bytes = 0;
     };
 
@@ -396,6 +412,21 @@ class cuda_executor {
 
     static unsigned long long param_bits(dtype t, const binding& b);
 
+    // Calls a call's callable with its regions placed for this issue.
+    void issue_call(const prepared_run& ready, const cuda_detail::step_call& step, void* const* ptrs,
+                    cudaStream_t s) {
+      call_args_.clear();
+      for (std::size_t k = 0; k < step.regions_count; ++k) {
+        const auto& l = ready.call_regions[step.regions_first + k];
+        call_args_.push_back(l.region);
+        call_args_[k].data = static_cast<char*>(ptrs[l.buffer]) + l.offset;
+      }
+      const binding& b = ready.bindings[step.binding];
+      call_context context(b.name(), s, true, call_args_.data(), step.read_count,
+                           step.regions_count - step.read_count);
+      b.callable()(context);
+    }
+
     static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b);
 
     void prepare_streams(const plan_view& plan, cudaStream_t main);
@@ -425,6 +456,7 @@ class cuda_executor {
     prepared_run cache_;
     detail::dyn_array<void*> ptrs_;
     detail::dyn_array<cudaEvent_t> waits_, records_;  // the run options' events, per run
+    detail::dyn_array<call_region> call_args_;        // one call's regions, per issue
     const void* checked_workspace_ = nullptr;         // the caller's workspace last found on the device
 };
 
@@ -516,7 +548,8 @@ const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings)
   cache_.slot_buffers.clear();
   for (std::size_t b = 0; b < plan.storage.size(); ++b)
     if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
-  if constexpr (plan.step_count() > 0) cuda_detail::lay_out_steps(plan, resolved, cache_.steps);
+  if constexpr (plan.step_count() > 0)
+    cuda_detail::lay_out_steps(plan, resolved, bindings, cache_.steps, cache_.call_regions);
   if constexpr (cuda_detail::has_reduce_steps(plan)) lay_out_reduce_storage<Program>();
   cache_.plan_key = key;
   return cache_;
@@ -644,7 +677,14 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
               break;
             }
           }
-          status = cuda_detail::issue_step(step, ptrs, s, call);
+          if (step.code == ir::step_code::call) {
+            issue_call(ready, step, ptrs, s);
+            call = "a call's callable (a launch in it)";
+            status = cudaPeekAtLastError();  // what the callable issued, not yet reported
+            if (status != cudaSuccess) (void)cudaGetLastError();  // reported below: not left pending
+          } else {
+            status = cuda_detail::issue_step(step, ptrs, s, call);
+          }
           ++next_step;
         }
         break;
@@ -756,7 +796,8 @@ inline bool cuda_executor::same_bindings(const detail::dyn_array<binding>& a, bi
   for (std::size_t i = 0; i < a.size(); ++i) {
     const auto &x = a[i], &y = b[i];
     if (x.name() != y.name() || x.type() != y.type() || x.is_param() != y.is_param() ||
-        x.is_family() != y.is_family() || x.read_only() != y.read_only() || x.size() != y.size())
+        x.is_call() != y.is_call() || x.is_family() != y.is_family() || x.read_only() != y.read_only() ||
+        x.size() != y.size())
       return false;
     if (x.is_family()) {  // same member count (size()): compare the members
       for (std::size_t m = 0; m < x.size(); ++m)

@@ -279,6 +279,14 @@ class host_executor {
           case ir::step_form::matmul:
             step.matmul = host_detail::lay_out_matmul(plan, c.bound, c.memory, s, multiplies);
             break;
+          case ir::step_form::call:
+            step.call = c.bound.call_target[static_cast<std::size_t>(s.event)];
+            step.read_count = static_cast<std::size_t>(s.reads_count);
+            for (auto& l : backend_detail::lay_out_call(plan, c.bound, s)) {
+              l.region.data = c.memory[static_cast<std::size_t>(l.buffer)] + l.offset;
+              step.regions.push_back(l.region);
+            }
+            break;
         }
       }
       return steps;
@@ -400,6 +408,12 @@ class host_executor {
                   host_detail::run_reduce_or_scan(st, kernels[st.values], scratch);
                   break;
                 case ir::step_form::matmul: st.matmul.multiply(st.matmul); break;
+                case ir::step_form::call: {
+                  call_context context(st.call->name(), nullptr, false, st.regions.data(), st.read_count,
+                                       st.regions.size() - st.read_count);
+                  st.call->callable()(context);
+                  break;
+                }
               }
               break;
             }

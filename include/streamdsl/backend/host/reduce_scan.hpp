@@ -37,6 +37,10 @@ struct host_step {
   void (*fold)(const host_step&, const kernel_program&, std::byte*) = nullptr;  // run<A> of its type
   // a matmul
   host_matmul matmul{};
+  // a call: its binding and its regions, placed (backend/call_context.hpp)
+  const binding* call = nullptr;
+  detail::dyn_array<call_region> regions;
+  std::size_t read_count = 0;
 };
 
 inline loop_fn find_loop(loop_finder loops, const loop_key& k) {

@@ -1,0 +1,2 @@
+// The user_kernel example built by nvcc: runs on the GPU when one is present.
+#include "main.cpp"
