@@ -226,6 +226,27 @@ def reductions_table(rows):
     print(f"(memcpy D2D bandwidth here: {memcpy_bw/1e12:.3f} TB/s, counting bytes read and written)")
 
 
+def calls_table(rows):
+    """The user's own steps (bench/calls.cu): a kernel and a Thrust
+    transform issued by a bound callable (p.call) against the same call
+    issued directly on a stream, at 2^28 and 2^12 floats."""
+    print("| call | elements | raw | streamdsl run() | ratio | streamdsl graph | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for what, code in (("user's kernel", 0), ("thrust::transform", 1)):
+        for n in (1 << 28, 1 << 12):
+            raw = rows.get(f"bm_call_raw/{n}/{code}")
+            cells = []
+            for mode in (0, 1):
+                r = rows.get(f"bm_call_streamdsl/{n}/{code}/{mode}")
+                if r is None or raw is None:
+                    cells += ["missing", ""]
+                    continue
+                flag = " (RESULTS WRONG)" if r["error"] else ""
+                cells += [f"{r['seconds']*1e6:.1f} us{flag}", f"{raw['seconds'] / r['seconds']:.3f}x"]
+            base = f"{raw['seconds']*1e6:.1f} us" if raw else "missing"
+            print(f"| {what} | 2^{n.bit_length() - 1} | {base} | " + " | ".join(cells) + " |")
+
+
 def main():
     rows, ctx = {}, {}
     torch_path = None
@@ -254,6 +275,9 @@ def main():
     if "bm_reduce_memcpy" in rows:
         print()
         reductions_table(rows)
+    if any(n.startswith("bm_call_") for n in rows):
+        print()
+        calls_table(rows)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ echo "== compute-sanitizer =="
 # memory, chunked kernels), multi-segment launches, and reductions and scans
 # (CUB's kernels and the executor's carving of their storage).
 for tool in memcheck racecheck synccheck; do
-  for t in test_cuda_executor test_cuda_steps test_cuda_launches test_cuda_reductions; do
+  for t in test_cuda_executor test_cuda_steps test_cuda_launches test_cuda_reductions test_cuda_calls; do
     if compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/$t" "[sanitize]" \
         >"$out/sanitizer_${t}_$tool.log" 2>&1; then
       status+=("compute-sanitizer $tool ($t): clean")
@@ -87,6 +87,10 @@ if [ "${1:-}" != "--no-bench" ]; then
   "$build/bench/bench_reductions" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/bench_reductions.json" --benchmark_out_format=json >"$out/bench_reductions.log" 2>&1 \
     && status+=("reductions benchmark: ran") || status+=("reductions benchmark: FAILED")
+  # Issue 14: the user's own steps (p.call) against the same calls issued directly.
+  "$build/bench/bench_calls" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench_calls.json" --benchmark_out_format=json >"$out/bench_calls.log" 2>&1 \
+    && status+=("calls benchmark: ran") || status+=("calls benchmark: FAILED")
   if python3 -c 'import torch' 2>/dev/null; then
     python3 bench/torch_adam.py >"$out/torch_adam.json" 2>"$out/torch_adam.log" \
       && status+=("PyTorch Adam: ran") || status+=("PyTorch Adam: FAILED (see torch_adam.log)")
@@ -94,7 +98,8 @@ if [ "${1:-}" != "--no-bench" ]; then
     status+=("PyTorch Adam: skipped (no torch)")
   fi
   python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" "$out/bench_adam.json" \
-    "$out/bench_width.json" "$out/bench_reductions.json" "$out/torch_adam.json" | tee "$out/table.md"
+    "$out/bench_width.json" "$out/bench_reductions.json" "$out/bench_calls.json" "$out/torch_adam.json" \
+    | tee "$out/table.md"
 fi
 
 echo

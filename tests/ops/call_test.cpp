@@ -7,26 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "first_error.hpp"
+
 namespace {
 
 using sd::diag::error_kind;
 
-template <class Body>
-error_kind first_error(Body body) {
-  sd::builder b;
-  body(b);
-  if (!b.ir().ok()) return b.ir().errors[0].kind;
-  const auto m = sd::passes::schedule(static_cast<sd::builder&&>(b).ir(), sd::checked);
-  return m.ir.ok() ? error_kind::none : m.ir.errors[0].kind;
-}
-template <class Body>
-std::string first_message(Body body) {
-  sd::builder b;
-  body(b);
-  if (!b.ir().ok()) return std::string(b.ir().errors[0].message.view());
-  const auto m = sd::passes::schedule(static_cast<sd::builder&&>(b).ir(), sd::checked);
-  return m.ir.ok() ? std::string() : std::string(m.ir.errors[0].message.view());
-}
+using op_test::first_error;
+using op_test::first_message;
 
 // t = x + 1 on main; a call scales t into y on a side stream; main waits
 // and a second call updates y in place.
