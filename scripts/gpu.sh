@@ -33,9 +33,11 @@ done
 echo "== compute-sanitizer =="
 # The executor, steps and chunks (copies between pinned host and device
 # memory, chunked kernels), multi-segment launches, and reductions and scans
-# (CUB's kernels and the executor's carving of their storage).
+# (CUB's kernels and the executor's carving of their storage), and rank-2
+# programs (kernels reading rows and columns, the block-per-row kernels).
 for tool in memcheck racecheck synccheck; do
-  for t in test_cuda_executor test_cuda_steps test_cuda_launches test_cuda_reductions test_cuda_calls; do
+  for t in test_cuda_executor test_cuda_steps test_cuda_launches test_cuda_reductions test_cuda_rows \
+    test_cuda_calls; do
     if compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/$t" "[sanitize]" \
         >"$out/sanitizer_${t}_$tool.log" 2>&1; then
       status+=("compute-sanitizer $tool ($t): clean")

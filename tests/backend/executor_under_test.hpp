@@ -68,8 +68,10 @@ class device_copies {
       if (bytes > 0)
         sd::cuda_detail::check(cudaMemcpy(d, b.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
       // A null host pointer (an empty buffer) stays null on the device too.
-      device_.push_back(
-          sd::binding::buffer(b.name(), b.type(), b.data() ? d : nullptr, b.size(), b.read_only()));
+      void* at = b.data() ? d : nullptr;
+      device_.push_back(b.is_matrix() ? sd::binding::matrix(b.name(), b.type(), at, b.size(), b.read_only(),
+                                                            b.rows(), b.cols())
+                                      : sd::binding::buffer(b.name(), b.type(), at, b.size(), b.read_only()));
     }
   }
   ~device_copies() {

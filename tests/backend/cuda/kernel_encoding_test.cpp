@@ -512,3 +512,56 @@ TEST_CASE("a pack carries every integer width, the new ops and an unsigned liter
     CHECK(std::find(ops.begin(), ops.end(), op) != ops.end());
   CHECK(literal_bits == 0xFFFFFFFFu);  // an unsigned int literal: its value, as an int64_t's bits
 }
+
+namespace {
+// A kernel over a rank-2 shape (ir/shape.hpp): a row is read at k % cols, a
+// column at k / cols, a 0-d value broadcast; the kernel's shape names the
+// columns' domain, whose extent the launch gives the kernel.
+constexpr auto rank2 = sd::program([](sd::builder& p) {
+  auto rows = p.domain("rows");
+  auto cols = p.domain("cols");
+  auto a = p.input<float>("a", rows, cols);
+  auto col = p.input<float>("col", rows);
+  auto row = p.input<float>("row", cols);
+  auto s = p.input<float>("s", sd::scalar);
+  auto y = p.output<float>("y", rows, cols);
+  auto m = p.output<float>("m", rows);
+  y = a * col + row - s;
+  m = sd::sum(a * col, cols);
+});
+constexpr auto rank2_plan = rank2.plan();
+constexpr auto rank2_shape = cd::shape_of(rank2_plan, 0);
+constexpr auto rank2_encoded =
+    cd::encode<rank2_shape.code_size, rank2_shape.buffers, rank2_shape.params>(rank2_plan, 0);
+}  // namespace
+
+TEST_CASE("a kernel over rows and columns: rows and columns gathered, the columns' domain in its shape",
+          "[cuda][encoding][rank2]") {
+  STATIC_REQUIRE(rank2_plan.kernel_count() == 1);
+  STATIC_REQUIRE(rank2_shape.inner == 2);  // n, rows, cols, (rows, cols)
+  STATIC_REQUIRE(cd::shape_of(prog.plan(), 0).inner == -1);
+  const cd::pack_view v{rank2_encoded.code};
+  for (int b = 0; b < v.buffer_count(); ++b) {
+    const auto name = rank2_plan.ir.buffer_name(rank2_encoded.buffer_ids[b]);
+    const int flags = v.buffer_flags(b);
+    INFO(std::string_view(name.data(), name.size()));
+    if (name == "a") CHECK(flags == cd::buffer_flag::load);
+    if (name == "col") CHECK(flags == (cd::buffer_flag::load | cd::buffer_flag::column));
+    if (name == "row") CHECK(flags == (cd::buffer_flag::load | cd::buffer_flag::row));
+    if (name == "s") CHECK(flags == (cd::buffer_flag::load | cd::buffer_flag::broadcast));
+    if (name == "y") CHECK(flags == cd::buffer_flag::store);
+  }
+  // The row sum's expression reads the column gathered too, and is no plain load.
+  constexpr std::size_t stmt = cd::step_statement(rank2_plan, 0);
+  constexpr auto& statement = rank2_plan.ir.stmts[stmt];
+  STATIC_REQUIRE(statement.axis == 2);
+  constexpr auto step_shape = sd::ir::shape_of_step(rank2_plan.ir, statement);
+  constexpr auto shape = cd::expression_shape(rank2_plan, statement.root, step_shape);
+  STATIC_REQUIRE(shape.inner == 2);
+  constexpr auto encoded = cd::encode_expression<shape.code_size, shape.buffers, shape.params>(
+      rank2_plan, statement.root, step_shape.domain);
+  const cd::pack_view p{encoded.code};
+  for (int b = 0; b < p.buffer_count(); ++b)
+    if (rank2_plan.ir.buffer_name(encoded.buffer_ids[b]) == "col")
+      CHECK(p.buffer_flags(b) == (cd::buffer_flag::load | cd::buffer_flag::column));
+}

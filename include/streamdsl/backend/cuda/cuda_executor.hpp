@@ -565,7 +565,7 @@ void cuda_executor::lay_out_reduce_storage() {
     if (fns[j] == nullptr) continue;
     auto& step = cache_.steps[j];
     std::size_t bytes = 0;
-    cuda_detail::check(fns[j](ctx, main_, nullptr, bytes), "CUB's temporary storage query");
+    cuda_detail::check(fns[j](ctx, main_, nullptr, bytes, true), "CUB's temporary storage query");
     if (end == workspace_too_large) continue;
     step.temp_offset =
         (end + workspace_slot_alignment - 1) / workspace_slot_alignment * workspace_slot_alignment;
@@ -671,7 +671,8 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
           if constexpr (reduces) {
             if (const cuda_detail::step_fn f = cuda_detail::step_fns<Program>[next_step]) {
               std::size_t bytes = step.temp_bytes;
-              status = f(ctx, s, static_cast<char*>(ws) + step.temp_offset, bytes);
+              status = f(ctx, s, step.temp_bytes > 0 ? static_cast<char*>(ws) + step.temp_offset : nullptr,
+                         bytes, false);
               call = "a CUB reduction or scan";
               ++next_step;
               break;

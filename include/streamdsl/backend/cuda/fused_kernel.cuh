@@ -37,8 +37,9 @@ namespace streamdsl::cuda_detail {
 // How many elements a launch iterates and where its vector path starts.
 struct launch_shape {
   long long n = 0;
-  int aligned = 0;  // every moved pointer 16-byte aligned at element `head`: the vector path may be used
-  int head = 0;     // elements before the first vector step (< vec, <= n; 0 unless aligned)
+  int aligned = 0;     // every moved pointer 16-byte aligned at element `head`: the vector path may be used
+  int head = 0;        // elements before the first vector step (< vec, <= n; 0 unless aligned)
+  long long cols = 0;  // a rank-2 kernel's row length (its rows and columns read element k's row or column)
 };
 
 // Kernel arguments: one pointer per local buffer (at its region's first
@@ -247,6 +248,23 @@ struct buffer_node {
     auto* mem = static_cast<E*>(args.ptr[B]);
     if constexpr ((Flags & buffer_flag::broadcast) != 0) {
       if constexpr (Load) cell<B, E>(c)[0] = mem[0];  // a 0-d value, read once
+    } else if constexpr ((Flags & (buffer_flag::row | buffer_flag::column)) != 0) {
+      // A row (element k % cols) or column (k / cols) of a rank-2 kernel
+      // (ir/shape.hpp): one division per step, then counted. Only kernels
+      // that read one pay it; the vector stays in cache.
+      if constexpr (Load) {
+        const long long cols = args.shape.cols;
+        long long r = base / cols, j = base - r * cols;
+        E* out = cell<B, E>(c);
+#pragma unroll
+        for (int v = 0; v < Count; ++v) {
+          out[v] = mem[(Flags & buffer_flag::row) != 0 ? j : r];
+          if (++j == cols) {
+            j = 0;
+            ++r;
+          }
+        }
+      }
     } else if constexpr (Load ? (Flags & buffer_flag::load) != 0 : (Flags & buffer_flag::store) != 0) {
       move_step<E, Count, Load, Aligned>(cell<B, E>(c), mem + base);
     }

@@ -28,6 +28,7 @@
 
 #include "../../detail/dyn_array.hpp"
 #include "../../ir/accesses.hpp"
+#include "../../ir/shape.hpp"
 #include "../../plan/plan_view.hpp"
 
 namespace streamdsl::cuda_detail {
@@ -39,7 +40,21 @@ namespace streamdsl::cuda_detail {
 inline constexpr int header_size = 4;       // vec, buffers, params, statements
 inline constexpr int statement_fields = 2;  // target, root
 
-enum buffer_flag : int { load = 1, store = 2, broadcast = 4 };
+// broadcast: a 0-d value (element 0); row, column: a vector read in a kernel
+// over a rank-2 shape (ir/shape.hpp: element k % cols, k / cols). Only
+// kernels with a row or column compute an element's row or column.
+enum buffer_flag : int { load = 1, store = 2, broadcast = 4, row = 8, column = 16 };
+inline constexpr int gathered = broadcast | row | column;  // not read at the kernel's own index
+
+// How a buffer over `domain` is read by a kernel (or step) over `over`.
+constexpr int read_flags(const plan_view& p, std::int32_t domain, std::int32_t over) {
+  switch (ir::broadcast_of(p.ir.domains, domain, over)) {
+    case ir::load_index::scalar: return over >= 0 ? broadcast : 0;
+    case ir::load_index::row_vector: return row;
+    case ir::load_index::column_vector: return column;
+    default: return 0;
+  }
+}
 
 constexpr int buffer_word(dtype type, int flags) { return static_cast<int>(type) | flags << 8; }
 
@@ -136,7 +151,13 @@ struct kernel_shape {
   int domain = -1;
   int parts = 1;
   int segments = 1;  // kernel_info::segments: which launch function the kernel gets, if any
+  int inner = -1;    // a rank-2 domain's columns' domain (its extent is the row length), else -1
 };
+
+// The columns' domain of `domain` when it is a rank-2 shape, else -1.
+constexpr int inner_of(const plan_view& p, std::int32_t domain) {
+  return domain < 0 ? -1 : p.ir.domains[static_cast<std::size_t>(domain)].inner;
+}
 
 // Where a kernel's vector steps may start: a head in [0, vec) such that
 // address + head * size is 16-byte aligned for every buffer a step moves in
@@ -248,7 +269,7 @@ constexpr kernel_locals locals_of(const plan_view& p, std::size_t k) {
     auto& f = l.flags[b];
     if ((f & store) != 0 && p.storage[static_cast<std::size_t>(l.buffers[b])] == storage_register)
       f &= ~store;
-    if (p.ir.buffers[l.buffers[b]].domain < 0 && p.kernels[k].domain >= 0) f |= broadcast;
+    f |= read_flags(p, p.ir.buffers[l.buffers[b]].domain, p.kernels[k].domain);
   }
   return l;
 }
@@ -260,7 +281,8 @@ constexpr kernel_shape shape_of(const plan_view& p, std::size_t k) {
           l.params.size(),
           p.kernels[k].domain,
           p.kernels[k].parts,
-          p.kernels[k].segments};
+          p.kernels[k].segments,
+          inner_of(p, p.kernels[k].domain)};
 }
 
 // A node's position in the pack.

@@ -35,6 +35,7 @@ struct kernel_launch_info {
   const int* param_ids;     // per local param: its plan param
   int domain;               // the kernel's domain (-1: one element)
   int parts;                // chunks of the domain the kernel iterates one of
+  int inner;                // a rank-2 domain's columns' domain (-1: not rank 2)
 };
 
 // A kernel's encoding, computed once per kernel (each walk over the plan is
@@ -48,7 +49,8 @@ struct kernel_pack {
   static constexpr encoded_kernel<shape.code_size, shape.buffers, shape.params> encoded =
       encode<shape.code_size, shape.buffers, shape.params>(plan, K);
   static constexpr kernel_launch_info info{encoded.code,      encoded.buffer_ids, encoded.buffer_parts,
-                                           encoded.param_ids, shape.domain,       shape.parts};
+                                           encoded.param_ids, shape.domain,       shape.parts,
+                                           shape.inner};
 };
 
 inline constexpr int threads_per_block = 256;
@@ -93,13 +95,14 @@ inline long long bind_kernel(const launch_context& ctx, const kernel_launch_info
       base += ir::elements_of({kernel.buffer_ids[b], kernel.buffer_parts[b], kernel.parts}, extent).first *
               element;
     ptr[b] = base;
-    // Registers and broadcast values take no part in the vector path.
+    // Registers, broadcast values, rows and columns take no part in the vector path.
     const int flags = code.buffer_flags(b);
-    if ((flags & (buffer_flag::load | buffer_flag::store)) != 0 && (flags & buffer_flag::broadcast) == 0)
+    if ((flags & (buffer_flag::load | buffer_flag::store)) != 0 && (flags & gathered) == 0)
       heads &= vector_heads(reinterpret_cast<std::uintptr_t>(base), element, code.vec());
   }
   for (int q = 0; q < code.param_count(); ++q) param_bits[q] = ctx.param_bits[kernel.param_ids[q]];
   shape.n = static_cast<long long>(extent) / kernel.parts;
+  shape.cols = kernel.inner < 0 ? 0 : ctx.extents[kernel.inner];
   const int head = first_head(heads);
   shape.aligned = head >= 0 && head <= shape.n ? 1 : 0;
   shape.head = shape.aligned != 0 ? head : 0;
@@ -268,10 +271,6 @@ concept defined_for = requires {
 
 template <class Program, std::size_t... K>
 constexpr detail::fixed_array<launch_fn, sizeof...(K)> make_launchers(std::index_sequence<K...>) {
-  static_assert(
-      !ir::has_product(Program::plan().ir.domains),
-      "streamdsl: rank-2 buffers run on the host executor only in this version (sd::host_executor); "
-      "the CUDA executor does not run them yet");
   static_assert(!ir::has_matmul(Program::plan().ir.stmts),
                 "streamdsl: sd::matmul runs on the host executor only in this version (sd::host_executor); "
                 "the CUDA executor (cuBLASLt) does not run it yet");

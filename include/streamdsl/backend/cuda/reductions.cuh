@@ -34,6 +34,7 @@
 
 #include "../reduce_ops.hpp"
 #include "fused_kernel.cuh"
+#include "row_kernels.cuh"
 #include "step_table.hpp"
 
 namespace streamdsl::cuda_detail {
@@ -160,6 +161,58 @@ struct scan_store {
   }
 };
 
+// Along rows (row_kernels.cuh): row r's result, finished over the row's n
+// elements, at target[r]; argmax's index counted from the row's start.
+template <ir::step_code Code, class A, class R, class T>
+struct row_store {
+  T* target;
+  long long n;
+  __host__ __device__ void operator()(long long r, A acc) const {
+    target[r] = finish_store<Code, A, R, T>{n}(acc);
+  }
+};
+template <class A, class T>
+struct row_index_store {
+  T* target;
+  long long n;
+  __host__ __device__ void operator()(long long r, const index_value<A>& best) const {
+#if defined(__CUDA_ARCH__)
+    target[r] = element::convert<T>(best.index == LLONG_MAX ? 0LL : best.index - r * n);
+#else
+    (void)r, (void)best;
+#endif
+  }
+};
+// A row scan's element i.
+template <class A, class R, class T>
+struct row_scan_store {
+  T* target;
+  __host__ __device__ void operator()(long long i, A acc) const { target[i] = scan_store<A, R, T>{}(acc); }
+};
+
+// A step along rows: `rows` rows of `cols` elements of `in`, results into `target`.
+template <ir::step_code Code, class A, class R, class T, class In>
+cudaError_t rows_into(In in, void* target, long long rows, long long cols, long long max_blocks,
+                      cudaStream_t s) {
+  if (rows == 0) return cudaSuccess;
+  constexpr int threads = row_threads;
+  const dim3 grid(row_blocks(rows, max_blocks)), block(threads);
+  T* out = static_cast<T*>(target);
+  if constexpr (Code == ir::step_code::inclusive_sum || Code == ir::step_code::exclusive_sum) {
+    if (cols == 0) return cudaSuccess;
+    row_scan_kernel<threads, Code == ir::step_code::inclusive_sum, A>
+        <<<grid, block, 0, s>>>(in, row_scan_store<A, R, T>{out}, rows, cols);
+  } else if constexpr (Code == ir::step_code::argmax) {
+    const index_value<A> init{LLONG_MAX, reduce_identity<ir::step_code::max, A>()};
+    row_reduce_kernel<threads>
+        <<<grid, block, 0, s>>>(in, argmax_op<A>{}, init, row_index_store<A, T>{out, cols}, rows, cols);
+  } else {
+    row_reduce_kernel<threads><<<grid, block, 0, s>>>(in, combine_t<Code, A>{}, reduce_identity<Code, A>(),
+                                                      row_store<Code, A, R, T>{out, cols}, rows, cols);
+  }
+  return cudaGetLastError();
+}
+
 // A step's pack and types, computed once per step.
 template <class Program, std::size_t Stmt>
 struct step_pack {
@@ -176,9 +229,14 @@ struct step_pack {
   static constexpr encoded_kernel<shape.code_size, shape.buffers, shape.params> encoded =
       encode_expression<shape.code_size, shape.buffers, shape.params>(plan, root, step_shape.domain);
   static constexpr kernel_launch_info info{encoded.code,      encoded.buffer_ids, encoded.buffer_parts,
-                                           encoded.param_ids, shape.domain,       shape.parts};
+                                           encoded.param_ids, shape.domain,       shape.parts,
+                                           shape.inner};
   static constexpr bool plain = code != ir::step_code::norm && code != ir::step_code::argmax &&
                                 plain_load(plan, root, types.accumulated, step_shape.domain);
+  // Along the last axis (statement::axis): the rows' and the columns' domains.
+  static constexpr std::int32_t axis = plan.ir.stmts[Stmt].axis;
+  static constexpr std::int32_t outer =
+      axis < 0 ? -1 : plan.ir.domains[static_cast<std::size_t>(step_shape.domain)].outer;
 };
 
 // CUB's calls for one step, by form; `in` is a pointer or an iterator.
@@ -224,8 +282,16 @@ cudaError_t scan_to(void* temp, std::size_t& bytes, In in, void* target, long lo
 template <class Program, std::size_t Stmt>
 struct reduce_step {
   using pack = step_pack<Program, Stmt>;
-  static cudaError_t issue(const launch_context& ctx, cudaStream_t stream, void* temp, std::size_t& bytes) {
-    return issue_with(ctx, stream, temp, bytes, std::make_index_sequence<pack::shape.code_size>{});
+  static cudaError_t issue(const launch_context& ctx, cudaStream_t stream, void* temp, std::size_t& bytes,
+                           bool query) {
+    if constexpr (pack::axis >= 0) {  // along rows: no CUB storage
+      if (query) {
+        bytes = 0;
+        return cudaSuccess;
+      }
+    }
+    return issue_with(ctx, stream, query ? nullptr : temp, bytes,
+                      std::make_index_sequence<pack::shape.code_size>{});
   }
   template <std::size_t... I>
   static cudaError_t issue_with(const launch_context& ctx, cudaStream_t stream, void* temp,
@@ -240,20 +306,26 @@ struct reduce_step {
     const long long n = f.args.shape.n;
     // A reduction's target is a 0-d buffer; a scan's a region of its shape.
     char* target = static_cast<char*>(ctx.buffer_ptrs[pack::target.buffer]);
-    if constexpr (pack::scan) {
-      if (pack::target.part != 0 && target != nullptr)
-        target += static_cast<std::size_t>(pack::target.part) * static_cast<std::size_t>(n) * sizeof(T);
-    }
-    const auto run = [&](auto in) {
-      if constexpr (pack::scan)
-        return scan_to<code, A, R, T>(temp, bytes, in, target, n, stream);
+    if constexpr (pack::axis >= 0) {  // a column of results, or a matrix of running sums
+      (void)temp, (void)bytes, (void)n;
+      return rows_into<code, A, R, T>(f, target, ctx.extents[pack::outer], ctx.extents[pack::axis],
+                                      ctx.max_blocks, stream);
+    } else {
+      if constexpr (pack::scan) {
+        if (pack::target.part != 0 && target != nullptr)
+          target += static_cast<std::size_t>(pack::target.part) * static_cast<std::size_t>(n) * sizeof(T);
+      }
+      const auto run = [&](auto in) {
+        if constexpr (pack::scan)
+          return scan_to<code, A, R, T>(temp, bytes, in, target, n, stream);
+        else
+          return reduce_into<code, A, R, T>(temp, bytes, in, target, n, stream);
+      };
+      if constexpr (pack::plain)
+        return run(static_cast<const A*>(f.args.ptr[0]));
       else
-        return reduce_into<code, A, R, T>(temp, bytes, in, target, n, stream);
-    };
-    if constexpr (pack::plain)
-      return run(static_cast<const A*>(f.args.ptr[0]));
-    else
-      return run(thrust::make_transform_iterator(thrust::counting_iterator<long long>(0), f));
+        return run(thrust::make_transform_iterator(thrust::counting_iterator<long long>(0), f));
+    }
   }
 };
 

@@ -37,7 +37,7 @@ constexpr kernel_locals expression_locals(const plan_view& p, std::int32_t root,
   l.node_base = nodes_start(static_cast<int>(l.buffers.size()), static_cast<int>(l.params.size()), 1);
   for (auto& at : l.node_at) at += l.node_base;
   for (std::size_t b = 0; b < l.buffers.size(); ++b)
-    if (p.ir.buffers[l.buffers[b]].domain < 0 && domain >= 0) l.flags[b] |= broadcast;
+    l.flags[b] |= read_flags(p, p.ir.buffers[l.buffers[b]].domain, domain);
   return l;
 }
 
@@ -48,7 +48,8 @@ constexpr kernel_shape expression_shape(const plan_view& p, std::int32_t root, i
           l.params.size(),
           shape.domain,
           shape.parts,
-          1};
+          1,
+          inner_of(p, shape.domain)};
 }
 
 template <std::size_t Size, std::size_t Buffers, std::size_t Params>
@@ -65,12 +66,12 @@ constexpr encoded_kernel<Size, Buffers, Params> encode_expression(const plan_vie
 }
 
 // Whether the expression is a plain load of a buffer already in the
-// accumulation type (not broadcast): CUB then reads its pointer directly,
-// with vector loads.
+// accumulation type, over the step's own shape (not broadcast, not a row or
+// column of it): CUB then reads its pointer directly, with vector loads.
 constexpr bool plain_load(const plan_view& p, std::int32_t root, dtype accumulated, std::int32_t domain) {
   const auto& n = p.ir.nodes[static_cast<std::size_t>(root)];
   return n.code == ir::op::load && n.type == accumulated && p.ir.buffers[n.ref].type == accumulated &&
-         (domain < 0 || p.ir.buffers[n.ref].domain >= 0);
+         (domain < 0 || p.ir.buffers[n.ref].domain == domain);
 }
 
 }  // namespace streamdsl::cuda_detail

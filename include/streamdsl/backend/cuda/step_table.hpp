@@ -18,10 +18,11 @@
 namespace streamdsl::cuda_detail {
 
 // Issues a reduction or scan on `stream`, with `temp_bytes` of CUB's
-// temporary storage at `temp`; with `temp` null, issues nothing and sets
-// `temp_bytes` to what the step needs for these extents (CUB's query).
+// temporary storage at `temp`; with `query` set, issues nothing and sets
+// `temp_bytes` to what the step needs for these extents (CUB's query; 0 for
+// a step along rows, row_kernels.cuh, whose `temp` may then be null).
 using step_fn = cudaError_t (*)(const launch_context& ctx, cudaStream_t stream, void* temp,
-                                std::size_t& temp_bytes);
+                                std::size_t& temp_bytes, bool query);
 
 // Defined by reductions.cuh.
 struct reductions_header;
