@@ -229,3 +229,32 @@ TEST_CASE("sd::automatic orders calls on several streams", "[call]") {
     CHECK(y == std::vector<float>{12, 18, 24});
   }
 }
+
+TEST_CASE("a call's edge cases: an empty matrix keeps its rows, a null function is refused", "[call]") {
+  static constexpr auto prog = sd::program([](sd::builder& p) {
+    auto r = p.domain("r");
+    auto c = p.domain("c");
+    auto m = p.inout<float>("m", r, c);
+    p.call("f", sd::writes(m));
+  });
+  std::vector<float> none;
+  std::size_t rows = 99, cols = 99, size = 99;
+  sd::host_executor ex;
+  ex.run(prog, sd::bind("m", none, 5, 0), sd::bind_call("f", [&](sd::call_context& ctx) {
+           const auto w = ctx.write<float>(0);
+           rows = w.rows();
+           cols = w.cols();
+           size = w.size();
+         }));
+  CHECK(rows == 5);
+  CHECK(cols == 0);
+  CHECK(size == 0);
+  void (*null_fn)(sd::call_context&) = nullptr;
+  std::string what;
+  try {
+    ex.run(prog, sd::bind("m", none, 5, 0), sd::bind_call("f", null_fn));
+  } catch (const sd::binding_error& e) {
+    what = e.what();
+  }
+  CHECK(what.find("sd::bind_call('f', ...) is given a null function pointer") != std::string::npos);
+}

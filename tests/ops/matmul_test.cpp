@@ -177,8 +177,8 @@ TEST_CASE("misuse of sd::matmul is a named compile error", "[matmul]") {
           auto m = p.domain("m");
           auto a = p.input<double>("a", m, m);
           auto c = p.output<float>("c", m, m);
-          c = sd::matmul(a, a);
-        }) == error_kind::narrowing_assignment);
+          c = sd::matmul(a, a);  // narrowing, and not a pair cuBLASLt computes
+        }) == error_kind::matmul_type_unsupported);
   CHECK(first_error([](sd::builder& p) {  // a race through a matmul on another stream
           auto m = p.domain("m");
           auto a = p.input<float>("a", m, m);
@@ -217,3 +217,22 @@ TEST_CASE("sd::matmul's messages name the buffers, domains and the fix", "[matmu
 }
 
 }  // namespace
+
+TEST_CASE("a matmul stores its product in the operands' type, or float for 16-bit ones", "[matmul]") {
+  STATIC_REQUIRE(sd::ir::matmul_stores(sd::dtype::float32, sd::dtype::float32));
+  STATIC_REQUIRE(sd::ir::matmul_stores(sd::dtype::bfloat16, sd::dtype::float32));
+  STATIC_REQUIRE(sd::ir::matmul_stores(sd::dtype::float16, sd::dtype::float32));
+  STATIC_REQUIRE(!sd::ir::matmul_stores(sd::dtype::float32, sd::dtype::float64));
+  STATIC_REQUIRE(!sd::ir::matmul_stores(sd::dtype::float64, sd::dtype::float32));
+  const auto wider = [](sd::builder& p) {
+    auto m = p.domain("m");
+    auto a = p.input<float>("a", m, m);
+    auto c = p.output<double>("c", m, m);
+    c = sd::matmul(a, a);
+  };
+  CHECK(first_error(wider) == error_kind::matmul_type_unsupported);
+  CHECK(first_message(wider) ==
+        "statement #0 `c = sd::matmul(a, a)` on stream 'main' stores the product of float matrices in 'c' "
+        "(double); sd::matmul stores its product in the operands' type (as cuBLASLt): declare 'c' float, or "
+        "convert afterwards: `t = sd::matmul(...); c = t;`");
+}

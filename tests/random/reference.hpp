@@ -183,7 +183,7 @@ class reference_evaluator {
             acc =
                 detail::element::arithmetic(ir::op::add, acc, detail::element::arithmetic(ir::op::mul, u, v));
           }
-          out[i * n + j] = scalar::of(acc).to(x.type()).to(c.type());
+          out[i * n + j] = scalar::of(acc).to(c.type());  // rounded once (ir::matmul_stores)
         }
       return 0;
     });

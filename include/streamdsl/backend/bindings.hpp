@@ -282,6 +282,8 @@ binding bind(detail::string_view name, T value) {
 // must outlive the runs that use it.
 template <class F>
   requires std::is_invocable_v<F&, call_context&> binding bind_call(detail::string_view name, F&& f) {
+    if constexpr (std::is_pointer_v<std::remove_cvref_t<F>>)  // a function pointer, maybe null
+      if (f == nullptr) return binding::call(name, detail::shared_callable());  // reported when bound
     return binding::call(name, detail::shared_callable(static_cast<F&&>(f)));
   }
 

@@ -107,7 +107,12 @@ class call_context {
 
   // Every listed region untyped, reads then writes (i < read_count() + write_count()).
   const call_region& listed(std::size_t i) const {
-    if (i >= read_count_ + write_count_) bad_access(i, i >= read_count_, dtype::float32);
+    if (i >= read_count_ + write_count_) {
+      detail::text msg;
+      msg << "streamdsl: call '" << name_ << "': listed(" << i << ") names no region: the call lists "
+          << read_count_ + write_count_ << " (reads and writes together)";
+      throw error(msg.view());
+    }
     return regions_[i];
   }
 
@@ -139,8 +144,9 @@ class call_context {
       msg << "names no region: the call lists " << n << " in " << (written ? "sd::writes" : "sd::reads");
     } else {
       const auto& r = regions_[(written ? read_count_ : 0) + i];
-      msg << "reads '" << r.buffer << "' as " << name_of(type) << ", but its elements are " << name_of(r.type)
-          << "; use " << (written ? "write<" : "read<") << name_of(r.type) << ">(" << i << ')';
+      msg << (written ? "writes '" : "reads '") << r.buffer << "' as " << name_of(type)
+          << ", but its elements are " << name_of(r.type) << "; use " << (written ? "write<" : "read<")
+          << name_of(r.type) << ">(" << i << ')';
     }
     throw error(msg.view());
   }

@@ -55,9 +55,9 @@ inline detail::dyn_array<call_layout> lay_out_call(const plan_view& plan, const 
     c.region.rows = c.region.count;
     c.region.cols = 1;
     if (info.domain >= 0 && ir::is_product(plan.ir.domains[static_cast<std::size_t>(info.domain)])) {
-      c.region.cols = r.domain_extent[static_cast<std::size_t>(
-          plan.ir.domains[static_cast<std::size_t>(info.domain)].inner)];
-      c.region.rows = c.region.cols == 0 ? 0 : c.region.count / c.region.cols;
+      const auto& d = plan.ir.domains[static_cast<std::size_t>(info.domain)];
+      c.region.cols = r.domain_extent[static_cast<std::size_t>(d.inner)];
+      c.region.rows = r.domain_extent[static_cast<std::size_t>(d.outer)];  // rank-2 buffers have no chunks
     }
     c.region.buffer = plan.ir.buffer_name(region.buffer);
     out.push_back(c);

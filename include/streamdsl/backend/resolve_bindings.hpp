@@ -530,6 +530,12 @@ struct call_site {
 // A binding named like a call, or an sd::bind_call: the call's callable.
 [[gnu::cold]] inline void report_call_mismatch(const plan_view& plan, std::int32_t c, const binding& given,
                                                problem_list& problems) {
+  if (c < 0 && (plan.buffer_id(given.name()) >= 0 || param_id(plan, given.name()) >= 0)) {
+    problems.add() << "sd::bind_call(" << quote{given.name()} << ", ...): " << quote{given.name()} << " is a "
+                   << (plan.buffer_id(given.name()) >= 0 ? "buffer" : "param")
+                   << " of the program, not a call; bind it with sd::bind(\"" << given.name() << "\", ...)";
+    return;
+  }
   if (c < 0) {
     auto& line = problems.add() << "sd::bind_call(" << quote{given.name()}
                                 << ", ...): the program has no call called that (its calls: ";
@@ -547,7 +553,11 @@ struct call_site {
 inline void resolve_call(const plan_view& plan, std::int32_t c, const binding& given, resolved_bindings& r,
                          problem_list& problems) {
   if (c >= 0) r.call_target[static_cast<std::size_t>(c)] = &given;  // named: not reported missing too
-  if (c < 0 || !given.is_call()) report_call_mismatch(plan, c, given, problems);
+  if (c < 0 || !given.is_call())
+    report_call_mismatch(plan, c, given, problems);
+  else if (given.callable().identity() == nullptr)
+    problems.add() << "sd::bind_call(" << quote{given.name()}
+                   << ", ...) is given a null function pointer; bind a function or a lambda";
 }
 
 // The id of x[0] of the family called `name`, or -1; always -1 without

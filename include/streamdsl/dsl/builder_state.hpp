@@ -480,9 +480,8 @@ class builder_state {
       fail(diag::error_kind::matmul_type_unsupported, messages::matmul_type_unsupported(ir, index, a, b));
     else if (k != k2 || c.domain != product_of(m, n))
       fail(diag::error_kind::matmul_shapes_differ, messages::matmul_shapes_differ(ir, index, m, k, k2, n));
-    else if (!storable_without_cast(c.type, {x.type, strength::tensor}))
-      fail(diag::error_kind::narrowing_assignment,
-           messages::step_result_narrowing(ir, index, target.buffer, ir::step_code::matmul, x.type));
+    else if (!ir::matmul_stores(x.type, c.type))
+      fail(diag::error_kind::matmul_type_unsupported, messages::matmul_result_type(ir, index, a));
     else if (target.buffer == a || target.buffer == b)
       fail(diag::error_kind::matmul_result_overlaps_operand,
            messages::matmul_result_overlaps_operand(ir, index));

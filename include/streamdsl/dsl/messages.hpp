@@ -80,7 +80,8 @@ constexpr text duplicate_name(string_view name, string_view what, string_view ea
   diag::append_elided(shown, name, 60);
   t << "duplicate name '" << shown.view() << "': the " << what << " '" << shown.view()
     << "' reuses the name of the earlier " << earlier_what
-    << "; each buffer, param, stream, event and domain needs its own name, because names bind them at run "
+    << "; each buffer, param, stream, event, domain and call needs its own name, because names bind them at "
+       "run "
        "time";
   return t;
 }
@@ -482,6 +483,19 @@ constexpr text matmul_type_unsupported(const ir::program& p, std::int32_t stmt, 
   return t;
 }
 
+constexpr text matmul_result_type(const ir::program& p, std::int32_t stmt, std::int32_t a) {
+  const auto& c = p.buffers[p.stmts[stmt].target];
+  const auto in = p.buffers[a].type;
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " stores the product of " << name_of(in) << " matrices in '" << p.name(c.name) << "' ("
+    << name_of(c.type) << "); sd::matmul stores its product in the operands' type";
+  if (ir::matmul_accumulation_type(in) == dtype::float32 && in != dtype::float32) t << " or in float";
+  t << " (as cuBLASLt): declare '" << p.name(c.name) << "' " << name_of(in)
+    << ", or convert afterwards: `t = sd::matmul(...); " << p.name(c.name) << " = t;`";
+  return t;
+}
+
 constexpr text matmul_shapes_differ(const ir::program& p, std::int32_t stmt, std::int32_t m, std::int32_t k,
                                     std::int32_t k2, std::int32_t n) {
   const auto view = ir::view_of(p);
@@ -662,6 +676,7 @@ STREAMDSL_UNSHOWN_MESSAGE(row_reduction_reads_its_target)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_operand_not_rank2)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_type_unsupported)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_shapes_differ)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_result_type)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_result_overlaps_operand)
 STREAMDSL_UNSHOWN_MESSAGE(call_lists_a_region_twice)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_needs_floating)

@@ -88,6 +88,12 @@ constexpr dtype matmul_accumulation_type(dtype in) {
 }
 // Whether sd::matmul multiplies operands of this type (cuBLAS's floating types).
 constexpr bool matmul_supports(dtype in) { return category_of(in) == dtype_category::floating; }
+// Whether a matmul of operands of type `in` stores its product in a buffer of
+// type `out`: the operands' type, or float for the 16-bit float types (the
+// pairs cuBLASLt computes; any other is a cast the user writes after it).
+constexpr bool matmul_stores(dtype in, dtype out) {
+  return out == in || (out == dtype::float32 && matmul_accumulation_type(in) == dtype::float32);
+}
 
 // Whether a program's statements (of any list with kind and code) hold a matmul.
 template <class Statements>

@@ -24,16 +24,17 @@ struct host_matmul {
   std::byte* c = nullptr;
   std::size_t m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
-  void (*multiply)(const host_matmul&) = nullptr;  // multiply<T> of the operands' type
+  void (*multiply)(const host_matmul&) = nullptr;  // multiply<T, C> of the operands' and c's types
 };
 
-template <class T>
+// T: the operands' type; C: c's (T, or float for the 16-bit float types: ir::matmul_stores).
+template <class T, class C>
 void multiply(const host_matmul& mm) {
   namespace element = detail::element;
   using A = element::math_t<T>;  // float for __half and __nv_bfloat16: as ir::matmul_accumulation_type
   const T* a = reinterpret_cast<const T*>(mm.a);
   const T* b = reinterpret_cast<const T*>(mm.b);
-  T* c = reinterpret_cast<T*>(mm.c);
+  C* c = reinterpret_cast<C*>(mm.c);
   detail::dyn_array<A> row(mm.n, A(0));
   for (std::size_t i = 0; i < mm.m; ++i) {
     for (std::size_t j = 0; j < mm.n; ++j) row[j] = A(0);
@@ -44,24 +45,27 @@ void multiply(const host_matmul& mm) {
         row[j] = element::arithmetic(ir::op::add, row[j], element::arithmetic(ir::op::mul, x, y));
       }
     }
-    for (std::size_t j = 0; j < mm.n; ++j) c[i * mm.n + j] = element::convert<T>(row[j]);
+    // Rounded once, from the accumulation type to c's (a float c of 16-bit operands keeps every bit).
+    for (std::size_t j = 0; j < mm.n; ++j) c[i * mm.n + j] = element::convert<C>(row[j]);
   }
 }
 
 // The multiply of one type, for the types a program's matmuls use (none for
 // most programs: they compile none of this), or every type.
 using multiply_fn = void (*)(const host_matmul&);
-using multiply_finder = multiply_fn (*)(dtype);
+using multiply_finder = multiply_fn (*)(dtype, dtype);
 template <bool Float, bool Double, bool Half>
-multiply_fn multiply_for(dtype t) {
+multiply_fn multiply_for(dtype t, [[maybe_unused]] dtype out) {
   if constexpr (Float)
-    if (t == dtype::float32) return &multiply<float>;
+    if (t == dtype::float32) return &multiply<float, float>;
   if constexpr (Double)
-    if (t == dtype::float64) return &multiply<double>;
+    if (t == dtype::float64) return &multiply<double, double>;
 #ifdef STREAMDSL_HAS_HALF
   if constexpr (Half) {
-    if (t == dtype::float16) return &multiply<__half>;
-    if (t == dtype::bfloat16) return &multiply<__nv_bfloat16>;
+    const bool wide = out == dtype::float32;
+    if (t == dtype::float16) return wide ? &multiply<__half, float> : &multiply<__half, __half>;
+    if (t == dtype::bfloat16)
+      return wide ? &multiply<__nv_bfloat16, float> : &multiply<__nv_bfloat16, __nv_bfloat16>;
   }
 #endif
   return nullptr;
@@ -100,8 +104,9 @@ inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings
   mm.c =
       backend_detail::bytes_of(plan, bound, ir::whole(s.target), memory[static_cast<std::size_t>(s.target)])
           .data;
-  mm.multiply =
-      multiplies == nullptr ? nullptr : multiplies(plan.ir.buffers[static_cast<std::size_t>(a)].type);
+  mm.multiply = multiplies == nullptr ? nullptr
+                                      : multiplies(plan.ir.buffers[static_cast<std::size_t>(a)].type,
+                                                   plan.ir.buffers[static_cast<std::size_t>(s.target)].type);
   if (mm.multiply == nullptr)
     throw error("streamdsl host executor: internal error: a program's matmul lacks its multiply");
   return mm;
