@@ -80,7 +80,7 @@ constexpr text duplicate_name(string_view name, string_view what, string_view ea
   diag::append_elided(shown, name, 60);
   t << "duplicate name '" << shown.view() << "': the " << what << " '" << shown.view()
     << "' reuses the name of the earlier " << earlier_what
-    << "; each buffer, param, stream, event, domain and call needs its own name, because names bind them at "
+    << "; each buffer, param, stream, event and domain needs its own name, because names bind them at "
        "run "
        "time";
   return t;
