@@ -67,6 +67,7 @@ void bm_call_raw(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   device_buffer x(n), y(n);
   fill<<<bench::raw_blocks(), 256>>>(x.ptr, static_cast<long long>(n));
+  check(cudaDeviceSynchronize(), "fill");  // the legacy stream does not order the non-blocking one below
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
   const auto issue = state.range(1) == 0 ? issue_kernel : issue_thrust;
@@ -80,6 +81,7 @@ void bm_call_streamdsl(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   device_buffer x(n), y(n);
   fill<<<bench::raw_blocks(), 256>>>(x.ptr, static_cast<long long>(n));
+  check(cudaDeviceSynchronize(), "fill");  // the legacy stream does not order the non-blocking one below
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
   const auto issue = state.range(1) == 0 ? issue_kernel : issue_thrust;

@@ -272,6 +272,7 @@ void bm_7_raw(benchmark::State& state) {
   const operands o(shape{big, big, big}, 1);
   bench::device_buffer x(chain_n), y(chain_n);
   fill_chain<<<bench::raw_blocks(), 256>>>(x.ptr, chain_n);
+  check(cudaDeviceSynchronize(), "fill");  // the legacy stream does not order the non-blocking ones below
   int device = 0, sms = 0;
   check(cudaGetDevice(&device), "device");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SMs");
@@ -312,6 +313,7 @@ void bm_7_streamdsl(benchmark::State& state) {
   const operands o(shape{big, big, big}, 1);
   bench::device_buffer x(chain_n), y(chain_n);
   fill_chain<<<bench::raw_blocks(), 256>>>(x.ptr, chain_n);
+  check(cudaDeviceSynchronize(), "fill");  // the legacy stream does not order the non-blocking ones below
   cudaStream_t main = nullptr;
   check(cudaStreamCreateWithFlags(&main, cudaStreamNonBlocking), "stream");
   {

@@ -241,8 +241,10 @@ def calls_table(rows):
                 if r is None or raw is None:
                     cells += ["missing", ""]
                     continue
-                flag = " (RESULTS WRONG)" if r["error"] else ""
-                cells += [f"{r['seconds']*1e6:.1f} us{flag}", f"{raw['seconds'] / r['seconds']:.3f}x"]
+                if r["error"] or r["seconds"] <= 0:
+                    cells += ["RESULTS WRONG", ""]
+                    continue
+                cells += [f"{r['seconds']*1e6:.1f} us", f"{raw['seconds'] / r['seconds']:.3f}x"]
             base = f"{raw['seconds']*1e6:.1f} us" if raw else "missing"
             print(f"| {what} | 2^{n.bit_length() - 1} | {base} | " + " | ".join(cells) + " |")
 
