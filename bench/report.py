@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
-usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json torch_adam.json ...]
+usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json torch_adam.json
+                             bench_row_softmax.json torch_row_softmax.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
 device-to-device bandwidth, and the raw CUDA version of each workload. Each
 file gives the tables whose rows it holds (bench_workloads: the elementwise
@@ -226,6 +227,48 @@ def reductions_table(rows):
     print(f"(memcpy D2D bandwidth here: {memcpy_bw/1e12:.3f} TB/s, counting bytes read and written)")
 
 
+def row_softmax_table(rows, torch_path=None):
+    """Workload 9's row softmax (bench/row_softmax.cu): 4096 x 65536 floats,
+    streamdsl against the hand-written row softmax in the same binary and
+    against the bound (two reads and one write of 1 GiB at memcpy bandwidth),
+    and against PyTorch's times from bench/row_softmax_torch.py's JSON (its own
+    run, same GPU): the issue's bar is faster than torch.compile."""
+    memcpy = rows["bm_softmax_memcpy"]
+    memcpy_bw = memcpy["bytes"] / memcpy["seconds"]
+    torch_rows = {}
+    if torch_path and os.path.exists(torch_path):
+        with open(torch_path) as f:
+            torch_rows = json.load(f).get("variants", {})
+    compiled = torch_rows.get("torch.compile", {}).get("ms")
+    raw = rows.get("bm_softmax_raw/1")
+    print("| row softmax 4096 x 65536 | time | speed-up over raw (1 block/SM) | of the bound | speed-up over torch.compile | |")
+    print("|---|---|---|---|---|---|")
+
+    def line(label, ms, bound_fraction, error=False, ours=False):
+        vs_raw = f"{raw['seconds'] * 1e3 / ms:.3f}x" if raw else ""
+        vs_torch = f"{compiled / ms:.3f}x" if compiled else ""
+        flag = "RESULTS WRONG" if error else ("" if not ours or not compiled else
+                                               ("ok" if ms < compiled else "MISSED"))
+        print(f"| {label} | {ms:.3f} ms | {vs_raw} | {bound_fraction * 100:.1f}% | {vs_torch} | {flag} |")
+
+    for label, name, ours in (("raw CUDA, 1 block per SM", "bm_softmax_raw/1", False),
+                              ("raw CUDA, 2 blocks per SM", "bm_softmax_raw/2", False),
+                              ("streamdsl run()", "bm_softmax_streamdsl/0", True),
+                              ("streamdsl graph", "bm_softmax_streamdsl/1", True)):
+        r = rows.get(name)
+        if r is None:
+            print(f"| {label} | missing | | | | MISSING |")
+            continue
+        line(label, r["seconds"] * 1e3, r["bytes"] / r["seconds"] / memcpy_bw, r["error"], ours)
+    for name, r in torch_rows.items():
+        print(f"| PyTorch {name} (its own run) | {r['ms']:.3f} ms | "
+              f"{raw['seconds'] * 1e3 / r['ms']:.3f}x | {r['fraction_of_bound'] * 100:.1f}% (its bound) | "
+              f"{compiled / r['ms']:.3f}x | |" if raw and compiled else
+              f"| PyTorch {name} (its own run) | {r['ms']:.3f} ms | | | | |")
+    bound_ms = 3.0 * 4096 * 65536 * 4 / memcpy_bw * 1e3
+    print(f"(bound: 2 reads + 1 write of 1 GiB at memcpy D2D bandwidth {memcpy_bw/1e12:.3f} TB/s: {bound_ms:.3f} ms)")
+
+
 def calls_table(rows):
     """The user's own steps (bench/calls.cu): a kernel and a Thrust
     transform issued by a bound callable (p.call) against the same call
@@ -252,9 +295,13 @@ def calls_table(rows):
 def main():
     rows, ctx = {}, {}
     torch_path = None
+    torch_softmax_path = None
     for path in sys.argv[1:]:
         if path.endswith("torch_adam.json"):
             torch_path = path
+            continue
+        if path.endswith("torch_row_softmax.json"):
+            torch_softmax_path = path
             continue
         if not os.path.exists(path):
             print(f"missing: {path}")
@@ -280,6 +327,9 @@ def main():
     if any(n.startswith("bm_call_") for n in rows):
         print()
         calls_table(rows)
+    if "bm_softmax_memcpy" in rows:
+        print()
+        row_softmax_table(rows, torch_softmax_path)
 
 
 if __name__ == "__main__":

@@ -93,6 +93,14 @@ if [ "${1:-}" != "--no-bench" ]; then
   "$build/bench/bench_calls" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/bench_calls.json" --benchmark_out_format=json >"$out/bench_calls.log" 2>&1 \
     && status+=("calls benchmark: ran") || status+=("calls benchmark: FAILED")
+  # Workload 9's row softmax (issue 13) against a hand-written one and the
+  # memcpy bound; PyTorch's softmax and torch.compile on this GPU beside it.
+  "$build/bench/bench_row_softmax" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench_row_softmax.json" --benchmark_out_format=json >"$out/bench_row_softmax.log" 2>&1 \
+    && status+=("row softmax benchmark: ran") || status+=("row softmax benchmark: FAILED")
+  python3 bench/row_softmax_torch.py --json "$out/torch_row_softmax.json" >"$out/torch_row_softmax.log" 2>&1 \
+    && status+=("PyTorch row softmax: $(tr '\n' ';' <"$out/torch_row_softmax.log")") \
+    || status+=("PyTorch row softmax: FAILED (see torch_row_softmax.log)")
   if python3 -c 'import torch' 2>/dev/null; then
     python3 bench/torch_adam.py >"$out/torch_adam.json" 2>"$out/torch_adam.log" \
       && status+=("PyTorch Adam: ran") || status+=("PyTorch Adam: FAILED (see torch_adam.log)")
@@ -101,7 +109,7 @@ if [ "${1:-}" != "--no-bench" ]; then
   fi
   python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" "$out/bench_adam.json" \
     "$out/bench_width.json" "$out/bench_reductions.json" "$out/bench_calls.json" "$out/torch_adam.json" \
-    | tee "$out/table.md"
+    "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" | tee "$out/table.md"
 fi
 
 echo

@@ -3,6 +3,7 @@
 // under test (host in g++ builds, CUDA in nvcc builds) and compared bit for
 // bit with the sequential reference and, on the GPU, with the host executor.
 #include <span>
+#include <stdexcept>
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <string>
 
@@ -31,6 +32,25 @@ inline generated_program runtime_program(std::uint64_t seed) {
   g.inputs.extents.push_back(list[r.below(16)]);
   g.inputs.extents.push_back(list[r.below(16)]);
   g.inputs.params.push_back(scalar::of(static_cast<float>(r.below(33) - 16) / 8));
+  // Rank-2 programs: rows, cols and their product (domains 2, 3, 4), at most
+  // 20,000 elements (the reference evaluates each); one row, one column,
+  // columns off 4 and off the row kernels' 256 threads, and past them.
+  if (features_for(seed).rank2) {
+    constexpr std::size_t rows[] = {1, 2, 3, 7, 33, 64, 100, 130};
+    constexpr std::size_t cols[] = {1, 3, 4, 17, 64, 255, 256, 257, 1000, 1030};
+    std::size_t R = rows[r.below(8)];
+    const std::size_t C = cols[r.below(10)];
+    if (R * C > 20000) R = 20000 / C;
+    g.inputs.extents.push_back(R);
+    g.inputs.extents.push_back(C);
+    g.inputs.extents.push_back(R * C);
+  }
+  const auto& domains = g.user.domains;
+  if (domains.size() != g.inputs.extents.size() ||
+      (domains.size() == 5 &&
+       !(ir::is_product(domains[4]) && domains[4].outer == 2 && domains[4].inner == 3)))
+    throw std::logic_error(
+        "compiled generator: the program's domains are not those runtime_program gives extents");
   return g;
 }
 

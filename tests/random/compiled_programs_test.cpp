@@ -51,13 +51,32 @@ TEST_CASE("the constexpr generator at run time: programs schedule and match the 
   // Programs with each of issue 12's statements (a generator change that
   // stopped making one would otherwise pass unnoticed).
   int chunked = 0, copies = 0, host_copies = 0, chunk_copies = 0, reductions = 0;
+  int rank2 = 0, row_broadcasts = 0, column_broadcasts = 0, row_reductions = 0, row_scans = 0;
   for (std::uint64_t seed = 0; seed < 400; ++seed) {
     const auto g = rt::compiled::runtime_program(seed);
     const auto result = rt::run_and_compare(g, host, seed);
     if (!result.matches && ++mismatches <= 3)
       std::cout << "seed " << seed << ": " << result.why << '\n' << g.describe();
     bool chunk = false, copy = false, host_copy = false, chunk_copy = false, reduction = false;
+    bool matrix = false, row = false, column = false, row_reduction = false, row_scan = false;
+    const auto pv = sd::ir::view_of(g.user);
     for (const auto& s : g.user.stmts) {
+      // Issue 13's rank-2 statements: over the product domain, the vectors
+      // they broadcast, and steps along its last axis.
+      if (s.kind == sd::ir::stmt_kind::step && s.axis >= 0)
+        (sd::ir::info(s.code).form == sd::ir::step_form::scan ? row_scan : row_reduction) = true;
+      if (s.kind == sd::ir::stmt_kind::assign) {
+        const auto over = g.user.buffers[static_cast<std::size_t>(s.target)].domain;
+        if (over >= 0 && sd::ir::is_product(g.user.domains[static_cast<std::size_t>(over)])) {
+          matrix = true;
+          for (const auto& r : rt::regions_of(g.user, s).reads) {
+            const auto index = sd::ir::broadcast_of(
+                pv.domains, g.user.buffers[static_cast<std::size_t>(r.buffer)].domain, over);
+            row = row || index == sd::ir::load_index::row_vector;
+            column = column || index == sd::ir::load_index::column_vector;
+          }
+        }
+      }
       if (s.kind != sd::ir::stmt_kind::assign && s.kind != sd::ir::stmt_kind::step) continue;
       const auto regions = rt::regions_of(g.user, s);
       for (const auto& r : regions.writes) chunk = chunk || r.parts > 1;
@@ -79,16 +98,28 @@ TEST_CASE("the constexpr generator at run time: programs schedule and match the 
     host_copies += host_copy;
     chunk_copies += chunk_copy;
     reductions += reduction;
+    rank2 += matrix;
+    row_broadcasts += row;
+    column_broadcasts += column;
+    row_reductions += row_reduction;
+    row_scans += row_scan;
   }
   std::cout << "constexpr generator, 400 seeds: " << chunked << " write chunks, " << copies << " copy, "
             << host_copies << " copy host memory, " << chunk_copies << " copy chunks, " << reductions
-            << " reduce\n";
+            << " reduce; rank-2: " << rank2 << " write matrices, " << row_broadcasts << " broadcast rows, "
+            << column_broadcasts << " broadcast columns, " << row_reductions << " reduce rows, " << row_scans
+            << " scan rows\n";
   CHECK(mismatches == 0);
   CHECK(chunked > 40);
   CHECK(copies > 40);
   CHECK(host_copies > 20);
   CHECK(chunk_copies > 20);
   CHECK(reductions > 40);
+  CHECK(rank2 > 40);
+  CHECK(row_broadcasts > 20);
+  CHECK(column_broadcasts > 20);
+  CHECK(row_reductions > 40);
+  CHECK(row_scans > 20);
 }
 #endif
 
@@ -99,7 +130,7 @@ TEST_CASE("the constexpr generator at run time: programs schedule and match the 
 // tests cover the CUDA executor's segmented kernel: the generator's two
 // domains and chunked statements, interleaved on one stream, give them.
 TEST_CASE("the GPU's seeds make multi-segment launches of mixed domains and chunks", "[random][compiled]") {
-  int with_launches = 0, mixed_domains = 0, with_chunks = 0, with_reductions = 0;
+  int with_launches = 0, mixed_domains = 0, with_chunks = 0, with_reductions = 0, with_rows = 0;
   for (std::uint64_t seed = 0; seed < 30; ++seed) {
     sd::builder b;
     rt::compiled::write_random_program(b, seed);
@@ -107,6 +138,11 @@ TEST_CASE("the GPU's seeds make multi-segment launches of mixed domains and chun
         sd::passes::schedule(static_cast<sd::builder&&>(b).ir(), rt::compiled::options_for(seed));
     const auto plan = sd::view_of(model);
     bool launch = false, mixed = false, chunk = false;
+    for (const auto& op : plan.ops)  // a row kernel (row_kernels.cuh)
+      if (op.kind == sd::op_kind::step && plan.ir.stmts[static_cast<std::size_t>(op.stmt)].axis >= 0) {
+        ++with_rows;
+        break;
+      }
     for (const auto& op : plan.ops)
       if (op.kind == sd::op_kind::step &&
           plan.ir.stmts[static_cast<std::size_t>(op.stmt)].code != sd::ir::step_code::copy) {
@@ -128,10 +164,11 @@ TEST_CASE("the GPU's seeds make multi-segment launches of mixed domains and chun
   }
   std::cout << "GPU seeds 0 to 29: " << with_launches << " with multi-segment launches, " << mixed_domains
             << " of mixed domains, " << with_chunks << " with a chunk as a segment, " << with_reductions
-            << " with a reduction\n";
+            << " with a reduction, " << with_rows << " with a step along rows\n";
   CHECK(with_launches >= 20);  // 25 when written
   CHECK(mixed_domains >= 20);
   CHECK(with_chunks >= 8);  // 12 when written
   CHECK(with_reductions >= 5);
+  CHECK(with_rows >= 5);
 }
 #endif

@@ -13,8 +13,14 @@
 // (x.chunk(i, k), k = 2 or 4: their extents are multiples of 4), half copy
 // buffers and chunks (sd::copy), and half of those copy to, from and between
 // host memory (a pageable input and output, a pinned inout, which only copies
-// touch). No transcendental functions: results must match the
-// reference bit for bit on every backend. sd::checked programs get every sync
+// touch). About a third declare rank-2 buffers over two more domains (rows
+// and cols, kept small: the reference evaluates every element) and write
+// statements over them that broadcast rows or columns (one of the two per
+// statement) and 0-d values, row reductions into columns (sd::min, sd::max,
+// sd::argmax along cols: exact in any order of combination) and integer row
+// sums and scans (exact too: integer sums wrap, in any order). No
+// transcendental functions: results must match the reference bit for bit on
+// every backend. sd::checked programs get every sync
 // they need (tracked with vector clocks); sd::automatic programs leave some
 // out for the scheduler.
 #include <cstdint>
@@ -51,12 +57,12 @@ constexpr options options_for(std::uint64_t seed) {
 
 inline constexpr int max_streams = 4;
 inline constexpr int max_events = 3;
-inline constexpr int max_buffers = 16;
+inline constexpr int max_buffers = 32;  // a bit each in a statement's reads
 
 // Which of issue 12's statements a seed's program uses: drawn from their
 // own stream of numbers, so runtime_program can pick extents to match.
 struct features {
-  bool chunks = false, copies = false, host = false, reductions = false;
+  bool chunks = false, copies = false, host = false, reductions = false, rank2 = false;
 };
 constexpr features features_for(std::uint64_t seed) {
   crng r{seed * 104729 + 3};
@@ -65,6 +71,7 @@ constexpr features features_for(std::uint64_t seed) {
   f.copies = r.percent(50);
   f.host = f.copies && r.percent(50);
   f.reductions = r.percent(40);  // issue 13: sd::min / sd::max into the 0-d output
+  f.rank2 = r.percent(35);       // issue 13: rank-2 buffers, broadcasts, row reductions and scans
   return f;
 }
 
@@ -149,6 +156,28 @@ class program_writer {
     clocks_.streams = x < 10 ? 1 : x < 45 ? 2 : x < 80 ? 3 : 4;
     events_used_ = 1 + r_.below(max_events);
     keep_percent_ = automatic_ ? 30 * r_.below(4) : 100;
+    // Rank-2 buffers after every other buffer (the other programs' ids and
+    // draws stay as they were), over domains of their own: rows (2), cols
+    // (3) and their product (4), which runtime_program gives extents.
+    if (features_.rank2) {
+      const domain rows = p.domain("rows");
+      const domain cols = p.domain("cols");
+      rows_ = rows.id;
+      cols_ = cols.id;
+      a_ = p.input<float>("a", rows, cols).id();
+      ia_ = p.input<std::int32_t>("ia", rows, cols).id();
+      col_in_ = p.input<float>("col_in", rows).id();
+      row_in_ = p.input<float>("row_in", cols).id();
+      icol_ = p.input<std::int32_t>("icol", rows).id();
+      mo_ = p.output<float>("mo", rows, cols).id();
+      mt_ = p.temp<float>("mt", rows, cols).id();
+      cmax_ = p.output<float>("cmax", rows).id();
+      ct_ = p.temp<float>("ct", rows).id();
+      iscan_ = p.output<std::int64_t>("iscan", rows, cols).id();
+      isum_ = p.output<std::int64_t>("isum", rows).id();
+      iarg_ = p.output<std::int64_t>("iarg", rows).id();
+      product_ = domain_of(a_);
+    }
   }
 
   constexpr void write_program() {
@@ -232,7 +261,9 @@ class program_writer {
     int n = 0;
     for (int id = 0; id < buffer_count(); ++id) {
       const int d = domain_of(id);
-      if (is_float(id) && !on_host(id) && (d == domain || d < 0) &&
+      // Over the rank-2 domain, the vectors this statement broadcasts too.
+      const bool vector = domain == product_ && product_ >= 0 && d == broadcast_;
+      if (is_float(id) && !on_host(id) && (d == domain || d < 0 || vector) &&
           (d < 0 ? readable(id) : readable(id, part, parts_)))
         options[n++] = id;
     }
@@ -309,6 +340,8 @@ class program_writer {
         copy_statement(current);
       } else if (x < 50 && features_.reductions) {
         reduce_statement(current);
+      } else if (x < 80 && features_.rank2) {
+        matrix_statement(current);
       } else {
         statement(current);
       }
@@ -465,6 +498,115 @@ class program_writer {
     ++statements_;
   }
 
+  // Rank-2 statements (features_.rank2): an elementwise statement over the
+  // matrix (broadcasting rows or columns), one over the columns' vectors, a
+  // row reduction into a column (min, max, argmax), or an integer row sum
+  // or scan.
+  constexpr void matrix_statement(int current) {
+    const int kind = r_.below(100);
+    // Each statement broadcasts rows or columns, not both (a row and a
+    // column combined alone have no shape).
+    broadcast_ = r_.percent(50) ? rows_ : cols_;
+    std::uint32_t reads = 0;
+    if (kind < 20) {  // over the rows' vectors: a column
+      const int id = r_.percent(50) ? cmax_ : ct_;
+      const fexpr value = expression(r_.below(3), rows_, reads);
+      const bool compound = readable(id) && r_.percent(30);
+      if (compound) reads |= 1u << id;
+      order_before(current, reads, id);
+      const int op = compound ? r_.below(4) : -1;
+      in_stream(current, [&] {
+        if (id == cmax_) {
+          output<float> h(&state(), id);
+          assign(h, value, op, 0, 1);
+        } else {
+          temp<float> h(&state(), id);
+          assign(h, value, op, 0, 1);
+        }
+      });
+      finish(current, reads, id);
+      return;
+    }
+    if (kind <
+        80) {  // a row reduction of a rank-2 expression, or an elementwise statement over rows and cols
+      const fexpr value = matrix_expression(r_.below(3), reads);
+      if (kind < 50) {
+        const int id = r_.percent(50) ? mo_ : mt_;
+        const bool compound = readable(id) && r_.percent(30);
+        if (compound) reads |= 1u << id;
+        order_before(current, reads, id);
+        const int op = compound ? r_.below(4) : -1;
+        in_stream(current, [&] {
+          if (id == mo_) {
+            output<float> h(&state(), id);
+            assign(h, value, op, 0, 1);
+          } else {
+            temp<float> h(&state(), id);
+            assign(h, value, op, 0, 1);
+          }
+        });
+        finish(current, reads, id);
+        return;
+      }
+      const int which = r_.below(3);  // min, max, argmax
+      const int id = which == 2 ? iarg_ : r_.percent(50) ? cmax_ : ct_;
+      order_before(current, reads, id);
+      const domain cols(cols_);
+      in_stream(current, [&] {
+        if (which == 2) {
+          output<std::int64_t> h(&state(), id);
+          h = streamdsl::argmax(value, cols);
+        } else if (id == cmax_) {
+          output<float> h(&state(), id);
+          h = which == 0 ? streamdsl::min(value, cols) : streamdsl::max(value, cols);
+        } else {
+          temp<float> h(&state(), id);
+          h = which == 0 ? streamdsl::min(value, cols) : streamdsl::max(value, cols);
+        }
+      });
+      finish(current, reads, id);
+      return;
+    }
+    // Integer sums along cols: of ia, ia with the column icol, or ia scaled.
+    const input<std::int32_t> ia(&state(), ia_), icol(&state(), icol_);
+    const int shape = r_.below(3);
+    reads |= 1u << ia_;
+    if (shape == 1) reads |= 1u << icol_;
+    const int which = r_.below(3);  // sum, inclusive_sum, exclusive_sum
+    const int id = which == 0 ? isum_ : iscan_;
+    order_before(current, reads, id);
+    const domain cols(cols_);
+    in_stream(current, [&] {
+      output<std::int64_t> h(&state(), id);
+      const auto value = shape == 0 ? ia * 1 : shape == 1 ? ia - icol : ia * 3 + 1;
+      if (which == 0)
+        h = streamdsl::sum(value, cols);
+      else if (which == 1)
+        h = streamdsl::inclusive_sum(value, cols);
+      else
+        h = streamdsl::exclusive_sum(value, cols);
+    });
+    finish(current, reads, id);
+  }
+
+  // A float expression over rows and cols: a random expression over the
+  // product domain (matrices, the vectors broadcast_ names, 0-d values, the
+  // param), combined with a matrix when it has none.
+  constexpr fexpr matrix_expression(int depth, std::uint32_t& reads) {
+    const fexpr value = expression(depth, product_, reads);
+    if (detail::builder_access::ir(state()).nodes[static_cast<std::size_t>(value.node)].domain == product_)
+      return value;
+    const int id = readable(mo_) && r_.percent(30) ? mo_ : a_;
+    reads |= 1u << id;
+    return combine(value, fexpr{&state(), detail::builder_access::load(state(), ir::whole(id)).node});
+  }
+
+  constexpr void finish(int current, std::uint32_t reads, int id) {
+    clocks_.statement(current, reads, id);
+    filled_[id] |= quarters(0, 1);
+    ++statements_;
+  }
+
   template <class Handle>
   static constexpr void assign(Handle& h, const fexpr& value, int op, int part, int parts) {
     if (parts > 1) {
@@ -494,7 +636,12 @@ class program_writer {
   crng r_;
   bool automatic_;
   features features_;
-  int part_ = 0, parts_ = 1;        // the chunk the statement being written writes
+  int part_ = 0, parts_ = 1;  // the chunk the statement being written writes
+  // Rank-2 (features_.rank2; -1 otherwise): the domains, the buffers, and
+  // the vectors' domain (rows_ or cols_) the statement being written broadcasts.
+  int rows_ = -1, cols_ = -1, product_ = -1, broadcast_ = -1;
+  int a_ = -1, ia_ = -1, col_in_ = -1, row_in_ = -1, icol_ = -1, mo_ = -1, mt_ = -1, cmax_ = -1, ct_ = -1,
+      iscan_ = -1, isum_ = -1, iarg_ = -1;
   unsigned filled_[max_buffers]{};  // quarters written, per buffer
   int keep_percent_ = 100;
   int events_used_ = 1;

@@ -15,7 +15,10 @@ class owned_string {
  public:
   owned_string() = default;
   explicit owned_string(string_view s) {
-    chars_.reserve(s.size() + 1);
+    // At least 8, as dyn_array::append does: storage sized exactly to a
+    // one-character name (sd::bind("x", ...)) made g++ 12 -O2 warn
+    // (-Wstringop-overflow) of vector stores past it on a path never taken.
+    chars_.reserve(s.size() + 1 < 8 ? 8 : s.size() + 1);
     chars_.append(s.data(), s.size());
     chars_.push_back('\0');
   }

@@ -6,6 +6,8 @@
 #include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
+#include <streamdsl/backend/cuda/fast_divider.hpp>
 #include <streamdsl/backend/cuda/kernel_encoding.hpp>
 #include <streamdsl/backend/cuda/step_encoding.hpp>
 #include <streamdsl/streamdsl.hpp>
@@ -564,4 +566,42 @@ TEST_CASE("a kernel over rows and columns: rows and columns gathered, the column
   for (int b = 0; b < p.buffer_count(); ++b)
     if (rank2_plan.ir.buffer_name(encoded.buffer_ids[b]) == "col")
       CHECK(p.buffer_flags(b) == (cd::buffer_flag::load | cd::buffer_flag::column));
+}
+
+// fast_divider.hpp: the multiply-high and shifts a rank-2 kernel divides by
+// its row length with, against the division instruction, on divisors near
+// powers of two (where l changes), small and huge ones, and dividends at the
+// ends of the range (the kernel's indices are below 2^63).
+TEST_CASE("a rank-2 kernel's division by its row length is exact", "[cuda][encoding][rows]") {
+  std::uint64_t state = 12345;
+  const auto next = [&] {  // splitmix64
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  std::vector<std::uint64_t> divisors = {
+      1, 2, 3, 5, 7, 33, 255, 256, 257, 1000, 4096, 65535, 65536, 65537, (1ull << 62) + 1, (1ull << 63) - 1};
+  for (int bit = 1; bit < 63; ++bit)
+    for (const std::int64_t off : {-1, 0, 1})
+      divisors.push_back((1ull << bit) + static_cast<std::uint64_t>(off));
+  for (int i = 0; i < 200; ++i) divisors.push_back(1 + next() % ((1ull << (1 + i % 62)) - 1));
+  int checked = 0;
+  for (const auto d : divisors) {
+    const auto f = cd::fast_divider::of(d);
+    std::vector<std::uint64_t> dividends = {
+        0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, (1ull << 63) - 1, (1ull << 32) - 1, 1ull << 32};
+    for (int i = 0; i < 200; ++i) dividends.push_back(next() >> (1 + i % 63));
+    for (const auto n : dividends) {
+      INFO("n " << n << " / d " << d);
+      REQUIRE(f.quotient(n) == n / d);
+      ++checked;
+    }
+  }
+  CHECK(checked > 40000);
+  // The portable multiply-high against a few products worked by hand.
+  CHECK(cd::mul_high(~0ull, ~0ull) == ~0ull - 1);
+  CHECK(cd::mul_high(1ull << 32, 1ull << 32) == 1);
+  CHECK(cd::mul_high(3, 5) == 0);
+  CHECK(cd::fast_divider{}.quotient(12345) == 12345);  // the default divides by 1
 }

@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "../../ir/dtype.hpp"
+#include "fast_divider.hpp"
 #include "kernel_encoding.hpp"
 #if defined(__CUDA_ARCH__)
 #include "../element_ops.hpp"
@@ -37,9 +38,10 @@ namespace streamdsl::cuda_detail {
 // How many elements a launch iterates and where its vector path starts.
 struct launch_shape {
   long long n = 0;
-  int aligned = 0;     // every moved pointer 16-byte aligned at element `head`: the vector path may be used
-  int head = 0;        // elements before the first vector step (< vec, <= n; 0 unless aligned)
-  long long cols = 0;  // a rank-2 kernel's row length (its rows and columns read element k's row or column)
+  int aligned = 0;       // every moved pointer 16-byte aligned at element `head`: the vector path may be used
+  int head = 0;          // elements before the first vector step (< vec, <= n; 0 unless aligned)
+  long long cols = 0;    // a rank-2 kernel's row length (its rows and columns read element k's row or column)
+  fast_divider by_cols;  // divides by cols (set with it; unused when cols is 0)
 };
 
 // Kernel arguments: one pointer per local buffer (at its region's first
@@ -250,11 +252,14 @@ struct buffer_node {
       if constexpr (Load) cell<B, E>(c)[0] = mem[0];  // a 0-d value, read once
     } else if constexpr ((Flags & (buffer_flag::row | buffer_flag::column)) != 0) {
       // A row (element k % cols) or column (k / cols) of a rank-2 kernel
-      // (ir/shape.hpp): one division per step, then counted. Only kernels
-      // that read one pay it; the vector stays in cache.
+      // (ir/shape.hpp): one division per step, by multiplication with the
+      // launch's magic number (fast_divider.hpp: no division routine), then
+      // counted. Only kernels that read one pay it; the vector stays in cache.
       if constexpr (Load) {
         const long long cols = args.shape.cols;
-        long long r = base / cols, j = base - r * cols;
+        long long r =
+            static_cast<long long>(args.shape.by_cols.quotient(static_cast<unsigned long long>(base)));
+        long long j = base - r * cols;
         E* out = cell<B, E>(c);
 #pragma unroll
         for (int v = 0; v < Count; ++v) {

@@ -103,6 +103,8 @@ inline long long bind_kernel(const launch_context& ctx, const kernel_launch_info
   for (int q = 0; q < code.param_count(); ++q) param_bits[q] = ctx.param_bits[kernel.param_ids[q]];
   shape.n = static_cast<long long>(extent) / kernel.parts;
   shape.cols = kernel.inner < 0 ? 0 : ctx.extents[kernel.inner];
+  shape.by_cols =
+      shape.cols > 0 ? fast_divider::of(static_cast<unsigned long long>(shape.cols)) : fast_divider{};
   const int head = first_head(heads);
   shape.aligned = head >= 0 && head <= shape.n ? 1 : 0;
   shape.head = shape.aligned != 0 ? head : 0;
