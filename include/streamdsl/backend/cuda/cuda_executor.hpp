@@ -464,10 +464,9 @@ class cuda_executor {
     detail::dyn_array<user_stream> user_streams_;
     detail::dyn_array<cuda_detail::owned_stream> pool_;
     int device_ = 0;
-    cuda_detail::owned_mem_pool workspace_pool_;  // declared after the streams: destroyed first
-    cuda_detail::owned_matmul_library
-        matmul_library_;                            // cuBLASLt's handle (matmul.hpp), made when first needed
-    detail::dyn_array<cudaStream_t> slot_streams_;  // per slot of the plan prepared last; not owned
+    cuda_detail::owned_mem_pool workspace_pool_;        // declared after the streams: destroyed first
+    cuda_detail::owned_matmul_library matmul_library_;  // cuBLASLt's handle (matmul.hpp), when first needed
+    detail::dyn_array<cudaStream_t> slot_streams_;      // per slot of the plan prepared last; not owned
     detail::dyn_array<cuda_detail::owned_event> events_;
     const void* streams_key_ = nullptr;
     cudaStream_t streams_main_ = nullptr;
