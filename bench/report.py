@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
-usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json torch_adam.json ...]
+usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json bench_matmul.json torch_adam.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
 device-to-device bandwidth, and the raw CUDA version of each workload. Each
 file gives the tables whose rows it holds (bench_workloads: the elementwise
@@ -247,6 +247,32 @@ def calls_table(rows):
             print(f"| {what} | 2^{n.bit_length() - 1} | {base} | " + " | ".join(cells) + " |")
 
 
+def matmul_table(rows):
+    """Matmuls through cuBLASLt (bench/matmul.cu): c = sd::matmul(a, b)
+    against a raw cublasLtMatmul (same heuristic, same workspace limit),
+    square n^3, float (no TF32), bf16 and fp16; goal >= 0.97x raw."""
+    print("| matmul | raw | TFLOP/s | streamdsl run() | vs raw | streamdsl graph | vs raw |")
+    print("|---|---|---|---|---|---|---|")
+    for n in (4096, 8192):
+        for t, what in enumerate(("float", "bf16", "fp16")):
+            raw = rows.get(f"bm_matmul_raw/{n}/{t}")
+            if raw is None:
+                print(f"| {n}^3 {what} | missing | | | | | |")
+                continue
+            flops = 2.0 * n ** 3
+            cells = []
+            for mode in (0, 1):
+                r = rows.get(f"bm_matmul_streamdsl/{n}/{t}/{mode}")
+                if r is None:
+                    cells += ["missing", ""]
+                    continue
+                speed = raw["seconds"] / r["seconds"]
+                flag = " RESULTS WRONG" if r["error"] else ("" if speed >= 0.97 else " MISSED")
+                cells += [f"{r['seconds']*1e3:.3f} ms", f"{speed:.3f}x{flag}"]
+            print(f"| {n}^3 {what} | {raw['seconds']*1e3:.3f} ms | {flops / raw['seconds'] / 1e12:.1f} | "
+                  + " | ".join(cells) + " |")
+
+
 def main():
     rows, ctx = {}, {}
     torch_path = None
@@ -278,6 +304,9 @@ def main():
     if any(n.startswith("bm_call_") for n in rows):
         print()
         calls_table(rows)
+    if any(n.startswith("bm_matmul_") for n in rows):
+        print()
+        matmul_table(rows)
 
 
 if __name__ == "__main__":

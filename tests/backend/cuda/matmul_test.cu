@@ -169,7 +169,7 @@ void check_type() {
 
 }  // namespace
 
-TEST_CASE("float matmuls with every transpose and odd shapes", "[cuda][matmul]") {
+TEST_CASE("float matmuls with every transpose and odd shapes", "[cuda][matmul][sanitize]") {
   check_type<float, float>();
 }
 TEST_CASE("double matmuls with every transpose and odd shapes", "[cuda][matmul]") {
@@ -269,7 +269,8 @@ struct two_device {
 
 }  // namespace
 
-TEST_CASE("two matmuls on two streams joined by a kernel reading a product in a temp", "[cuda][matmul]") {
+TEST_CASE("two matmuls on two streams joined by a kernel reading a product in a temp",
+          "[cuda][matmul][sanitize]") {
   STATIC_REQUIRE(two_streams.plan().step_count() == 2);
   STATIC_REQUIRE(two_streams.plan().kernel_count() == 1);
   sd::cuda_executor ex;
@@ -294,7 +295,7 @@ TEST_CASE("two matmuls on two streams joined by a kernel reading a product in a 
   }
 }
 
-TEST_CASE("matmuls in the caller's workspace (sd::workspace_in)", "[cuda][matmul]") {
+TEST_CASE("matmuls in the caller's workspace (sd::workspace_in)", "[cuda][matmul][sanitize]") {
   const dims d{300, 200, 100};
   const two_inputs in(d);
   two_device g(in);
@@ -322,7 +323,7 @@ TEST_CASE("matmuls in the caller's workspace (sd::workspace_in)", "[cuda][matmul
   REQUIRE(refused);
 }
 
-TEST_CASE("matmuls captured into a graph, replayed and rebound", "[cuda][matmul][graph]") {
+TEST_CASE("matmuls captured into a graph, replayed and rebound", "[cuda][matmul][graph][sanitize]") {
   const dims d{96, 160, 72};
   const two_inputs in(d), in2(d, 100);
   two_device g(in), g2(in2);
@@ -354,7 +355,7 @@ TEST_CASE("matmuls captured into a graph, replayed and rebound", "[cuda][matmul]
   check_two_streams(in2, g2.u.download(), g2.y.download(), "graph, rebound");
 }
 
-TEST_CASE("a matmul's operands bound off a 256-byte boundary", "[cuda][matmul]") {
+TEST_CASE("a matmul's operands bound off a 256-byte boundary", "[cuda][matmul][sanitize]") {
   // The heuristic is told each operand's alignment (here 4 and 8 bytes past a
   // boundary): an algorithm assuming 256 bytes would read the wrong elements or fail.
   const dims d{19, 23, 29};
