@@ -4,8 +4,9 @@
 // every transpose combination, odd shapes (1x1x1, extents off 8 and 16, no
 // inner elements, no rows or columns, a tall-skinny product), the same
 // executor re-binding new extents, two matmuls on two streams joined, a
-// matmul into a temp read by a fused kernel, and a captured graph replayed
-// and rebound.
+// matmul into a temp read by a fused kernel, a captured graph replayed and
+// rebound, the caller's workspace, operands off a 256-byte boundary, and a
+// reduction of a product (CUB's storage and cuBLASLt's workspace in one run).
 //
 // The bound: both the GPU's product and the host executor's are compared
 // with a reference computed in double from the same (exactly representable)
@@ -30,6 +31,7 @@
 #include <streamdsl/backend/cuda/cuda_executor.hpp>
 #include <streamdsl/backend/cuda/cuda_graph.hpp>
 #include <streamdsl/backend/cuda/matmul.hpp>
+#include <streamdsl/backend/cuda/reductions.cuh>
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
 #include <string>
@@ -372,4 +374,45 @@ TEST_CASE("a matmul's operands bound off a 256-byte boundary", "[cuda][matmul][s
          sd::bind("b", db.cget() + 2, d.k, d.n), sd::bind("c", dc.get() + 3, d.m, d.n));
   const auto all = dc.download();
   check_against_reference(std::vector<float>(all.begin() + 3, all.end()), a, b, d, false, false, "gpu");
+}
+
+TEST_CASE("a matmul and a reduction of its product share the run's workspace", "[cuda][matmul][sanitize]") {
+  // The product lives in a temp's slot, CUB's storage after the slots, the
+  // matmul's cuBLASLt workspace after that: s = sum(t) reads the product.
+  constexpr auto reduced = sd::program([](sd::builder& p) {
+    auto m = p.domain("m");
+    auto k = p.domain("k");
+    auto n = p.domain("n2");
+    auto a = p.input<float>("a", m, k);
+    auto b = p.input<float>("b", k, n);
+    auto t = p.temp<float>("t", m, n);
+    auto s = p.output<float>("s", sd::scalar);
+    t = sd::matmul(a, b);
+    s = sd::sum(t);
+  });
+  const dims d{123, 77, 45};
+  const auto a = operand<float>(d.m * d.k, 31), b = operand<float>(d.k * d.n, 32);
+  device_buffer<float> da(a), db(b), ds(1);
+  sd::cuda_executor ex;
+  for (int round = 0; round < 2; ++round) {
+    ex.run(reduced, sd::bind("a", da.cget(), d.m, d.k), sd::bind("b", db.cget(), d.k, d.n),
+           sd::bind("s", ds.get(), 1));
+    // Each product element errs by at most (k + 2) u sum|a b|, the sum of
+    // m n of them by (m n + 2) u sum|t| more.
+    double ref = 0, product_error = 0, total = 0;
+    for (std::size_t i = 0; i < d.m; ++i)
+      for (std::size_t j = 0; j < d.n; ++j) {
+        double t = 0, mag = 0;
+        for (std::size_t q = 0; q < d.k; ++q) {
+          const double x = static_cast<double>(a[i * d.k + q]) * b[q * d.n + j];
+          t += x, mag += std::fabs(x);
+        }
+        ref += t, total += std::fabs(t) + static_cast<double>(d.k + 2) * 0x1p-24 * mag;
+        product_error += static_cast<double>(d.k + 2) * 0x1p-24 * mag;
+      }
+    const double bound = product_error + static_cast<double>(d.m * d.n + 2) * 0x1p-24 * total;
+    const double got = ds.download()[0];
+    INFO("sum " << got << ", reference " << ref << ", bound " << bound);
+    REQUIRE(std::fabs(got - ref) <= bound);
+  }
 }
