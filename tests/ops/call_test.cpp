@@ -2,6 +2,7 @@
 // place in ordering, fusion and the memory plan, the binding of callables
 // (sd::bind_call) and what the host executor hands them (call_context).
 #include <catch2/catch.hpp>
+#include <stdexcept>
 #include <streamdsl/backend/host/host_executor.hpp>
 #include <streamdsl/streamdsl.hpp>
 #include <string>
@@ -139,6 +140,16 @@ TEST_CASE("a call's binding problems are reported before anything runs", "[call]
   CHECK(y == std::vector<float>{-1, -1});
 }
 
+// The exception a callable threw, nested in the executor's sd::error.
+static std::string nested_message(const sd::error& outer) {
+  try {
+    std::rethrow_if_nested(outer);
+  } catch (const std::exception& inner) {
+    return inner.what();
+  }
+  return "(nothing nested)";
+}
+
 TEST_CASE("a callable reading a region as the wrong type throws, naming the call", "[call]") {
   std::vector<float> x{1, 2}, y(2, -1);
   sd::host_executor ex;
@@ -147,7 +158,10 @@ TEST_CASE("a callable reading a region as the wrong type throws, naming the call
       ex.run(two_calls, sd::bind("x", x), sd::bind("y", y), sd::bind_call("scale", times_ten),
              sd::bind_call("bump", bump));
     } catch (const sd::error& e) {
-      return std::string(e.what());
+      CHECK(std::string(e.what()).starts_with(
+          "streamdsl: the callable bound to statement #5 `p.call(\"bump\", sd::reads(y), sd::writes(y))` on "
+          "stream 'main' threw: streamdsl: call 'bump': "));
+      return nested_message(e);
     }
     return std::string();
   };
@@ -156,6 +170,42 @@ TEST_CASE("a callable reading a region as the wrong type throws, naming the call
         "read<float>(0)");
   CHECK(failure([](sd::call_context& c) { (void)c.write<float>(1); }) ==
         "streamdsl: call 'bump': write<float>(1) names no region: the call lists 1 in sd::writes");
+}
+
+TEST_CASE("a callable that throws stops the run: an sd::error names the step, nothing later runs", "[call]") {
+  std::vector<float> x{1, 2}, y(2, -1);
+  int bumps = 0;
+  sd::host_executor ex;
+  struct user_failure {};
+  const auto run_with = [&](auto scale) {
+    ex.run(two_calls, sd::bind("x", x), sd::bind("y", y), sd::bind_call("scale", scale),
+           sd::bind_call("bump", [&](sd::call_context&) { ++bumps; }));
+  };
+  try {
+    run_with([](sd::call_context&) { throw std::runtime_error("device out of coffee"); });
+    FAIL("the callable's exception did not reach the caller");
+  } catch (const sd::error& e) {
+    CHECK(std::string(e.what()) ==
+          "streamdsl: the callable bound to statement #2 `p.call(\"scale\", sd::reads(t), sd::writes(y))` on "
+          "stream 'side' threw: device out of coffee; no later step of this run was issued");
+    CHECK(nested_message(e) == "device out of coffee");
+  }
+  CHECK(bumps == 0);  // main waits for the side stream's event: the later call never runs
+  CHECK(y == std::vector<float>{-1, -1});
+  // Anything thrown, not only std::exception; the nested exception keeps its type.
+  try {
+    run_with([](sd::call_context&) { throw user_failure{}; });
+    FAIL("the callable's exception did not reach the caller");
+  } catch (const sd::error& e) {
+    CHECK(std::string(e.what()).find("threw: an exception that is not a std::exception") !=
+          std::string::npos);
+    CHECK_THROWS_AS(std::rethrow_if_nested(e), user_failure);
+  }
+  CHECK(bumps == 0);
+  // The executor runs again afterwards.
+  run_with(times_ten);
+  CHECK(bumps == 1);
+  CHECK(y == std::vector<float>{20, 30});
 }
 
 TEST_CASE("calls take part in races, temps and inputs like any statement", "[call]") {

@@ -122,6 +122,45 @@ TEST_CASE("a matmul beside elementwise work on two streams, ordered by sd::autom
   }
 }
 
+TEST_CASE("families of matrices: independent matmuls spread over a stream family", "[matmul]") {
+  // Workload 7b's shape (bench/matmul_concurrency.cu), small: 8 products on 4 streams.
+  static constexpr int count = 8, lanes = 4;
+  constexpr auto many = sd::program([](sd::builder& p) {
+    auto m = p.domain("m");
+    auto k = p.domain("k");
+    auto n = p.domain("cols");
+    auto a = p.inputs<float>("a", count, m, k);
+    auto b = p.inputs<float>("b", count, k, n);
+    auto c = p.outputs<float>("c", count, m, n);
+    auto s = p.streams("s", lanes);
+    for (int i = 0; i < lanes; ++i) s[i].wait_stream(p.main_stream());
+    for (int i = 0; i < count; ++i) sd::with_stream(s[i % lanes], [&] { c[i] = sd::matmul(a[i], b[i]); });
+    for (int i = 0; i < lanes; ++i) p.main_stream().wait_stream(s[i]);
+  });
+  STATIC_REQUIRE(many.plan().step_count() == count);
+  const std::size_t M = 3, K = 5, N = 2;
+  std::vector<std::vector<float>> a(count, std::vector<float>(M * K)), b(count, std::vector<float>(K * N)),
+      c(count, std::vector<float>(M * N, -1));
+  std::vector<sd::binding> bound;
+  for (int i = 0; i < count; ++i) {
+    for (std::size_t e = 0; e < a[i].size(); ++e) a[i][e] = static_cast<float>((e + i) % 5) - 2;
+    for (std::size_t e = 0; e < b[i].size(); ++e) b[i][e] = static_cast<float>((e * 3 + i) % 4) - 1;
+    const std::string at = "[" + std::to_string(i) + "]";
+    bound.push_back(sd::bind("a" + at, a[i], M, K));
+    bound.push_back(sd::bind("b" + at, b[i], K, N));
+    bound.push_back(sd::bind("c" + at, c[i], M, N));
+  }
+  sd::host_executor ex;
+  ex.run(many, sd::binding_list(bound.data(), bound.size()));
+  for (int q = 0; q < count; ++q)
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        float s = 0;
+        for (std::size_t p = 0; p < K; ++p) s += a[q][i * K + p] * b[q][p * N + j];
+        REQUIRE(c[q][i * N + j] == s);
+      }
+}
+
 TEST_CASE("misuse of sd::matmul is a named compile error", "[matmul]") {
   CHECK(first_error([](sd::builder& p) {
           auto m = p.domain("m");

@@ -51,27 +51,32 @@ class builder : private detail::builder_state {
   }
 
   // Families: `auto x = p.inputs<float>("x", 64)` declares x[0] ... x[63]
-  // (a space and a domain as for one buffer); x[i] is an sd::input<float>.
+  // (a space and a domain, or rows and columns, as for one buffer); x[i] is
+  // an sd::input<float>.
   template <element_type T, detail::memory_space_tag Space = device>
   constexpr family<streamdsl::input<T, Space>> inputs(detail::string_view name, std::int64_t count,
-                                                      streamdsl::domain d = {}) {
-    return buffer_family<streamdsl::input<T, Space>>(name, count, d);
+                                                      streamdsl::domain d = {},
+                                                      streamdsl::domain cols = detail::no_columns) {
+    return buffer_family<streamdsl::input<T, Space>>(name, count, shape(d, cols));
   }
   template <element_type T, detail::memory_space_tag Space = device>
   constexpr family<streamdsl::output<T, Space>> outputs(detail::string_view name, std::int64_t count,
-                                                        streamdsl::domain d = {}) {
-    return buffer_family<streamdsl::output<T, Space>>(name, count, d);
+                                                        streamdsl::domain d = {},
+                                                        streamdsl::domain cols = detail::no_columns) {
+    return buffer_family<streamdsl::output<T, Space>>(name, count, shape(d, cols));
   }
   template <element_type T, detail::memory_space_tag Space = device>
   constexpr family<streamdsl::inout<T, Space>> inouts(detail::string_view name, std::int64_t count,
-                                                      streamdsl::domain d = {}) {
-    return buffer_family<streamdsl::inout<T, Space>>(name, count, d);
+                                                      streamdsl::domain d = {},
+                                                      streamdsl::domain cols = detail::no_columns) {
+    return buffer_family<streamdsl::inout<T, Space>>(name, count, shape(d, cols));
   }
   template <element_type T, detail::memory_space_tag Space = device>
   constexpr family<streamdsl::temp<T>> temps(detail::string_view name, std::int64_t count,
-                                             streamdsl::domain d = {}) {
+                                             streamdsl::domain d = {},
+                                             streamdsl::domain cols = detail::no_columns) {
     temps_live_on_the_device<Space>();
-    return buffer_family<streamdsl::temp<T>>(name, count, d);
+    return buffer_family<streamdsl::temp<T>>(name, count, shape(d, cols));
   }
   constexpr family<streamdsl::stream> streams(detail::string_view name, std::int64_t count) {
     const auto first = access::add_stream_family(*this, name, count);
@@ -143,10 +148,10 @@ class builder : private detail::builder_state {
     return cols.id == detail::no_columns.id ? d.id : access::product_domain(*this, d.id, cols.id);
   }
   template <class Buffer>
-  constexpr family<Buffer> buffer_family(detail::string_view name, std::int64_t count, streamdsl::domain d) {
+  constexpr family<Buffer> buffer_family(detail::string_view name, std::int64_t count, std::int32_t domain) {
     using T = typename Buffer::value_type;
     const auto first =
-        access::add_buffer_family(*this, name, count, Buffer::kind, dtype_v<T>, d.id, Buffer::space);
+        access::add_buffer_family(*this, name, count, Buffer::kind, dtype_v<T>, domain, Buffer::space);
     return {this, access::family_of::buffers, first, access::ir(*this).buffers[first].family_size};
   }
 };

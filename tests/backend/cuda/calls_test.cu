@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstddef>
+#include <stdexcept>
 #include <streamdsl/backend/cuda/cuda_executor.hpp>
 #include <streamdsl/backend/cuda/cuda_graph.hpp>
 #include <streamdsl/streamdsl.hpp>
@@ -164,4 +165,42 @@ TEST_CASE("a launch error a callable leaves is reported naming the call", "[cuda
   CHECK(what.find("p.call(\"scale\", sd::reads(t), sd::writes(y))") != std::string::npos);
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
   (void)cudaGetLastError();
+}
+
+TEST_CASE("a callable that throws stops the run: nothing later is issued, the executor runs again",
+          "[cuda][call][sanitize]") {
+  const std::size_t n = 1000;
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = value_at(i);
+  device_buffer<float> dx(x), dy(std::vector<float>(n, -1.0f));
+  int bumps = 0;
+  const auto counted_bump = [&](sd::call_context& c) {
+    ++bumps;
+    bump(c);
+  };
+  const auto throwing = [](sd::call_context&) { throw std::runtime_error("no kernel for this shape"); };
+  sd::cuda_executor ex;
+  std::string what;
+  try {
+    ex.run(two_calls, sd::bind("x", dx.cget(), n), sd::bind("y", dy.get(), n),
+           sd::bind_call("scale", throwing), sd::bind_call("bump", counted_bump));
+  } catch (const sd::error& e) {
+    what = e.what();
+  }
+  CHECK(what ==
+        "streamdsl: the callable bound to statement #2 `p.call(\"scale\", sd::reads(t), sd::writes(y))` on "
+        "stream 'side' threw: no kernel for this shape; no later step of this run was issued");
+  CHECK(bumps == 0);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);  // what was issued (t = x + 1) finished cleanly
+  for (float v : dy.download()) REQUIRE(v == -1.0f);
+  // Under capture too: the capture ends, and the executor runs again afterwards.
+  CHECK_THROWS_AS(sd::capture(ex, two_calls, sd::bind("x", dx.cget(), n), sd::bind("y", dy.get(), n),
+                              sd::bind_call("scale", throwing), sd::bind_call("bump", counted_bump)),
+                  sd::error);
+  CHECK(bumps == 0);
+  ex.run(two_calls, sd::bind("x", dx.cget(), n), sd::bind("y", dy.get(), n), sd::bind_call("scale", scale),
+         sd::bind_call("bump", counted_bump));
+  CHECK(bumps == 1);
+  const auto y = dy.download();
+  for (std::size_t i = 0; i < n; ++i) REQUIRE(y[i] == (x[i] + 1) * 10 + 0.5f);
 }

@@ -37,6 +37,7 @@
 #include "../../detail/owned_string.hpp"
 #include "../../detail/string_view.hpp"
 #include "../bindings.hpp"
+#include "../invoke_call.hpp"
 #include "cuda_error.hpp"
 #include "cuda_handles.hpp"
 #include "kernel_table.hpp"
@@ -429,8 +430,8 @@ class cuda_executor {
     static unsigned long long param_bits(dtype t, const binding& b);
 
     // Calls a call's callable with its regions placed for this issue.
-    void issue_call(const prepared_run& ready, const cuda_detail::step_call& step, void* const* ptrs,
-                    cudaStream_t s) {
+    void issue_call(const plan_view& plan, std::int32_t stmt, const prepared_run& ready,
+                    const cuda_detail::step_call& step, void* const* ptrs, cudaStream_t s) {
       call_args_.clear();
       for (std::size_t k = 0; k < step.regions_count; ++k) {
         const auto& l = ready.call_regions[step.regions_first + k];
@@ -440,7 +441,7 @@ class cuda_executor {
       const binding& b = ready.bindings[step.binding];
       call_context context(b.name(), s, true, call_args_.data(), step.read_count,
                            step.regions_count - step.read_count);
-      b.callable()(context);
+      backend_detail::invoke_call(b, context, plan, stmt);
     }
 
     static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b);
@@ -706,6 +707,23 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
       owned.ptr = ws;
     }
   }
+  // A failure part-way (a CUDA error, a callable that throws) leaves work on
+  // side streams that main has not joined: main waits for each of them before
+  // the workspace is freed on it (`owned`, destroyed after this).
+  struct join_on_failure {
+    const detail::dyn_array<cudaStream_t>& streams;
+    cudaStream_t main;
+    bool issued = false;
+    ~join_on_failure() {
+      if (issued) return;
+      for (cudaStream_t s : streams) {
+        cudaEvent_t e = nullptr;
+        if (s == main || cudaEventCreateWithFlags(&e, cudaEventDisableTiming) != cudaSuccess) continue;
+        if (cudaEventRecord(e, s) == cudaSuccess) (void)cudaStreamWaitEvent(main, e, 0);
+        (void)cudaEventDestroy(e);
+      }
+    }
+  } joined{slot_streams_, main};
   // The caller's events first: the entry edge, and every side stream with
   // it, come after them.
   if constexpr (CallerOptions)
@@ -774,7 +792,7 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
             }
           }
           if (step.code == ir::step_code::call) {
-            issue_call(ready, step, ptrs, s);
+            issue_call(plan, op.stmt, ready, step, ptrs, s);
             call = "a call's callable (a launch in it)";
             status = cudaPeekAtLastError();  // what the callable issued, not yet reported
             if (status != cudaSuccess) (void)cudaGetLastError();  // reported below: not left pending
@@ -795,6 +813,7 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
     }
     if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
   }
+  joined.issued = true;
   // The caller's events last, after the exit edge: all of the run is before them.
   if constexpr (CallerOptions)
     for (std::size_t i = 0; i < options.records.size(); ++i) {

@@ -18,6 +18,7 @@
 
 #include "../../plan/plan_view.hpp"
 #include "../bindings.hpp"
+#include "../invoke_call.hpp"
 #include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
 #include "../workspace_request.hpp"
@@ -411,7 +412,7 @@ class host_executor {
                 case ir::step_form::call: {
                   call_context context(st.call->name(), nullptr, false, st.regions.data(), st.read_count,
                                        st.regions.size() - st.read_count);
-                  st.call->callable()(context);
+                  backend_detail::invoke_call(*st.call, context, plan, op.stmt);
                   break;
                 }
               }

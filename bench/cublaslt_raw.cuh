@@ -1,0 +1,85 @@
+#pragma once
+// A row-major matrix product c = a · b issued through cuBLASLt by hand: the
+// baseline the matmul benchmarks compare streamdsl with, in the same binary.
+// Row-major (m, k) · (k, n) is column-major c^T = b^T · a^T, so cuBLASLt sees
+// an (n, k) by (k, m) product with no transposes. The algorithm is
+// cuBLASLt's first heuristic answer for the workspace given; an SM-count
+// target (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET) leaves SMs to other work.
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace bench {
+
+inline void check_lt(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": cuBLASLt status " + std::to_string(static_cast<int>(s)));
+}
+
+struct lt_handle {
+  cublasLtHandle_t h = nullptr;
+  lt_handle() { check_lt(cublasLtCreate(&h), "cublasLtCreate"); }
+  ~lt_handle() { cublasLtDestroy(h); }
+  lt_handle(const lt_handle&) = delete;
+};
+
+class raw_matmul {
+ public:
+  // type: the operands' and the product's; 16-bit types multiply in float.
+  raw_matmul(cublasLtHandle_t handle, cudaDataType_t type, long long m, long long n, long long k,
+             std::size_t workspace_bytes, int sm_count_target = 0)
+      : handle_(handle) {
+    const cublasComputeType_t compute = type == CUDA_R_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+    const cudaDataType_t scale = type == CUDA_R_64F ? CUDA_R_64F : CUDA_R_32F;
+    check_lt(cublasLtMatmulDescCreate(&op_, compute, scale), "cublasLtMatmulDescCreate");
+    if (sm_count_target > 0)
+      check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sm_count_target,
+                                              sizeof sm_count_target),
+               "SM_COUNT_TARGET");
+    check_lt(cublasLtMatrixLayoutCreate(&a_, type, n, k, n), "layout b^T");  // cuBLASLt's A: b
+    check_lt(cublasLtMatrixLayoutCreate(&b_, type, k, m, k), "layout a^T");  // cuBLASLt's B: a
+    check_lt(cublasLtMatrixLayoutCreate(&c_, type, n, m, n), "layout c^T");
+    cublasLtMatmulPreference_t pref = nullptr;
+    check_lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+    check_lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                  &workspace_bytes, sizeof workspace_bytes),
+             "MAX_WORKSPACE_BYTES");
+    cublasLtMatmulHeuristicResult_t found{};
+    int count = 0;
+    check_lt(cublasLtMatmulAlgoGetHeuristic(handle, op_, a_, b_, c_, c_, pref, 1, &found, &count),
+             "cublasLtMatmulAlgoGetHeuristic");
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (count == 0) throw std::runtime_error("cuBLASLt has no algorithm for this matmul");
+    algo_ = found.algo;
+    double_ = type == CUDA_R_64F;
+  }
+  ~raw_matmul() {
+    cublasLtMatrixLayoutDestroy(c_);
+    cublasLtMatrixLayoutDestroy(b_);
+    cublasLtMatrixLayoutDestroy(a_);
+    cublasLtMatmulDescDestroy(op_);
+  }
+  raw_matmul(const raw_matmul&) = delete;
+
+  void issue(const void* a, const void* b, void* c, void* workspace, std::size_t workspace_bytes,
+             cudaStream_t s) const {
+    const float one = 1, zero = 0;
+    const double one_d = 1, zero_d = 0;
+    const void* alpha = double_ ? static_cast<const void*>(&one_d) : &one;
+    const void* beta = double_ ? static_cast<const void*>(&zero_d) : &zero;
+    check_lt(cublasLtMatmul(handle_, op_, alpha, b, a_, a, b_, beta, c, c_, c, c_, &algo_, workspace,
+                            workspace_bytes, s),
+             "cublasLtMatmul");
+  }
+
+ private:
+  cublasLtHandle_t handle_;
+  cublasLtMatmulDesc_t op_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
+  cublasLtMatmulAlgo_t algo_{};
+  bool double_ = false;
+};
+
+}  // namespace bench
