@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
-usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json torch_adam.json
-                             bench_row_softmax.json torch_row_softmax.json ...]
+usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json bench_matmul.json
+                             torch_adam.json bench_row_softmax.json torch_row_softmax.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
 device-to-device bandwidth, and the raw CUDA version of each workload. Each
 file gives the tables whose rows it holds (bench_workloads: the elementwise
@@ -292,6 +292,64 @@ def calls_table(rows):
             print(f"| {what} | 2^{n.bit_length() - 1} | {base} | " + " | ".join(cells) + " |")
 
 
+def matmul_table(rows):
+    """Matmuls through cuBLASLt (bench/matmul.cu): c = sd::matmul(a, b)
+    against a raw cublasLtMatmul (same heuristic, same workspace limit),
+    square n^3, float (no TF32), bf16 and fp16; goal >= 0.97x raw."""
+    print("| matmul | raw | TFLOP/s | streamdsl run() | vs raw | streamdsl graph | vs raw |")
+    print("|---|---|---|---|---|---|---|")
+    for n in (4096, 8192):
+        for t, what in enumerate(("float", "bf16", "fp16")):
+            raw = rows.get(f"bm_matmul_raw/{n}/{t}")
+            if raw is None:
+                print(f"| {n}^3 {what} | missing | | | | | |")
+                continue
+            flops = 2.0 * n ** 3
+            cells = []
+            for mode in (0, 1):
+                r = rows.get(f"bm_matmul_streamdsl/{n}/{t}/{mode}")
+                if r is None:
+                    cells += ["missing", ""]
+                    continue
+                speed = raw["seconds"] / r["seconds"]
+                flag = " RESULTS WRONG" if r["error"] else ("" if speed >= 0.97 else " MISSED")
+                cells += [f"{r['seconds']*1e3:.3f} ms", f"{speed:.3f}x{flag}"]
+            print(f"| {n}^3 {what} | {raw['seconds']*1e3:.3f} ms | {flops / raw['seconds'] / 1e12:.1f} | "
+                  + " | ".join(cells) + " |")
+
+
+def matmul_concurrency_table(rows):
+    """Workloads 7 and 7b (bench/matmul_concurrency.cu): 64 independent bf16
+    matmuls on 4 streams, and an 8192^3 matmul beside an 8-op chain."""
+    def t(name):
+        r = rows.get(name)
+        return None if r is None or r["error"] or r["seconds"] <= 0 else r["seconds"]
+
+    def ms(x):
+        return "missing or wrong" if x is None else f"{x*1e3:.3f} ms"
+
+    def ratio(a, b):
+        return "" if a is None or b is None else f"{a / b:.2f}x"
+
+    print("| 7b: 64 bf16 matmuls | plain, 1 stream | plain, 4 streams | raw graph, 4 streams | streamdsl run() "
+          "| streamdsl graph | graph vs plain 1 stream (goal >= 2x at 512^3, 1024^3) | graph vs raw graph (goal >= 1x) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for i, label in enumerate(("512^3", "1024^3", "256x4096x1024")):
+        one, four, rg = (t(f"bm_7b_raw/{i}/{v}") for v in range(3))
+        run, graph = (t(f"bm_7b_streamdsl/{i}/{v}") for v in range(2))
+        print(f"| {label} | {ms(one)} | {ms(four)} | {ms(rg)} | {ms(run)} | {ms(graph)} | {ratio(one, graph)} "
+              f"| {ratio(rg, graph)} |")
+    print()
+    b2b, plain, parted = (t(f"bm_7_raw/{v}") for v in range(3))
+    run, graph = (t(f"bm_7_streamdsl/{v}") for v in range(2))
+    print("| 7: 8192^3 bf16 matmul beside an 8-op chain over 2^28 floats | time | vs back to back (goal <= 1.03x) |")
+    print("|---|---|---|")
+    for label, x in (("raw, back to back on one stream", b2b), ("raw, plain overlap on two streams", plain),
+                     ("raw, matmul leaving 1/4 of the SMs (SM-count target)", parted),
+                     ("streamdsl two-stream plan, run()", run), ("streamdsl two-stream plan, graph", graph)):
+        print(f"| {label} | {ms(x)} | {ratio(x, b2b)} |")
+
+
 def main():
     rows, ctx = {}, {}
     torch_path = None
@@ -330,6 +388,12 @@ def main():
     if "bm_softmax_memcpy" in rows:
         print()
         row_softmax_table(rows, torch_softmax_path)
+    if any(n.startswith("bm_matmul_") for n in rows):
+        print()
+        matmul_table(rows)
+    if any(n.startswith("bm_7b_") for n in rows):
+        print()
+        matmul_concurrency_table(rows)
 
 
 if __name__ == "__main__":

@@ -34,10 +34,11 @@ echo "== compute-sanitizer =="
 # The executor, steps and chunks (copies between pinned host and device
 # memory, chunked kernels), multi-segment launches, and reductions and scans
 # (CUB's kernels and the executor's carving of their storage), and rank-2
-# programs (kernels reading rows and columns, the block-per-row kernels).
+# programs (kernels reading rows and columns, the block-per-row kernels), and
+# matmuls (cuBLASLt's kernels in the executor's workspace, the memsets of k = 0).
 for tool in memcheck racecheck synccheck; do
   for t in test_cuda_executor test_cuda_steps test_cuda_launches test_cuda_reductions test_cuda_rows \
-    test_cuda_calls; do
+    test_cuda_calls test_cuda_matmul; do
     if compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/$t" "[sanitize]" \
         >"$out/sanitizer_${t}_$tool.log" 2>&1; then
       status+=("compute-sanitizer $tool ($t): clean")
@@ -93,6 +94,15 @@ if [ "${1:-}" != "--no-bench" ]; then
   "$build/bench/bench_calls" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/bench_calls.json" --benchmark_out_format=json >"$out/bench_calls.log" 2>&1 \
     && status+=("calls benchmark: ran") || status+=("calls benchmark: FAILED")
+  # Issue 14: matmuls through cuBLASLt against raw cublasLtMatmul (prints the ratios at its end).
+  "$build/bench/bench_matmul" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench_matmul.json" --benchmark_out_format=json >"$out/bench_matmul.log" 2>&1 \
+    && status+=("matmul benchmark: ran") || status+=("matmul benchmark: FAILED")
+  # Workloads 7 and 7b (issue 14): matmul concurrency against raw cuBLASLt calls and graphs.
+  "$build/bench/bench_matmul_concurrency" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench_matmul_concurrency.json" --benchmark_out_format=json \
+    >"$out/bench_matmul_concurrency.log" 2>&1 \
+    && status+=("matmul concurrency benchmark: ran") || status+=("matmul concurrency benchmark: FAILED")
   # Workload 9's row softmax (issue 13) against a hand-written one and the
   # memcpy bound; PyTorch's softmax and torch.compile on this GPU beside it.
   "$build/bench/bench_row_softmax" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
@@ -108,8 +118,8 @@ if [ "${1:-}" != "--no-bench" ]; then
     status+=("PyTorch Adam: skipped (no torch)")
   fi
   python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" "$out/bench_adam.json" \
-    "$out/bench_width.json" "$out/bench_reductions.json" "$out/bench_calls.json" "$out/torch_adam.json" \
-    "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" | tee "$out/table.md"
+    "$out/bench_width.json" "$out/bench_reductions.json" "$out/bench_calls.json" "$out/bench_matmul.json" \
+    "$out/bench_matmul_concurrency.json" "$out/torch_adam.json" "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" | tee "$out/table.md"
 fi
 
 echo

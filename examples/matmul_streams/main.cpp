@@ -4,8 +4,8 @@
 // two streams joined on main (y = p + q). Each stream's work is ordered by
 // its events as written; the plan shows where the matmuls, the waits and the
 // fused kernels land. Prints the plans, runs them (the host executor; the
-// CUDA executor through cuBLASLt where it is built with it) and checks the
-// results against plain C++ loops in double.
+// CUDA executor through cuBLASLt in the nvcc build, main_gpu.cu, on a GPU) and
+// checks the results against plain C++ loops in double.
 #include <cmath>
 #include <cstdio>
 #include <utility>

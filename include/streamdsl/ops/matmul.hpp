@@ -8,7 +8,8 @@
 // the 16-bit float types multiply and add in float
 // (ir::matmul_accumulation_type). A step (ir/step.hpp): the passes order it
 // like any statement; the host executor runs it as loops
-// (backend/host/matmul.hpp), each element's products added in k order.
+// (backend/host/matmul.hpp), each element's products added in k order, the
+// CUDA executor as one cublasLtMatmul (backend/cuda/matmul.hpp).
 #include <concepts>
 
 #include "../dsl/expr.hpp"

@@ -14,7 +14,10 @@
 // cudaMemcpyAsync (cudaMemcpyDefault: between device, pinned and managed
 // memory), a memcpy node in a captured graph; a reduction or scan is one
 // CUB call (reductions.cuh, which a unit running such a program includes),
-// its temporary storage in the run's workspace. Kernels over chunks get each
+// its temporary storage in the run's workspace; a matmul is one
+// cublasLtMatmul (matmul.hpp, likewise included by a unit running one), its
+// descriptors and algorithm made when the program is bound and its cuBLASLt
+// workspace per stream slot in the run's workspace. Kernels over chunks get each
 // chunk's pointers offset on the host. run() is asynchronous like any CUDA
 // call on the caller's stream. capture() records the whole program into a CUDA
 // graph replayed with one cudaGraphLaunch.
@@ -66,12 +69,15 @@ namespace cuda_detail {
 // A step as issued: a copy's regions, as a buffer and a byte offset into it
 // (temps' memory is known only per issue), and how many bytes; a reduction's
 // or scan's CUB temporary storage, at an offset into the run's workspace
-// (its regions are bound per issue by its function, step_table.hpp).
+// (its regions are bound per issue by its function, step_table.hpp); a
+// matmul's prepared cuBLASLt call (an index into prepared_run::matmuls) and
+// its stream slot's cuBLASLt workspace, at temp_offset.
 struct step_call {
   ir::step_code code = ir::step_code::copy;
   std::int32_t dst = -1, src = -1;  // plan buffers
   std::size_t dst_offset = 0, src_offset = 0, bytes = 0;
   std::size_t temp_offset = 0, temp_bytes = 0;
+  std::size_t matmul = 0;
   // a call: its binding (an index into the bindings kept by prepare) and
   // its regions, [regions_first, + regions_count) of the run's call layouts
   std::size_t binding = 0, regions_first = 0, regions_count = 0, read_count = 0;
@@ -221,8 +227,7 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
     switch (ir::info(s.code).form) {
       case ir::step_form::reduction:
       case ir::step_form::scan:
-      case ir::step_form::matmul:
-        break;  // CUB's storage is laid out by prepare(); no matmul (kernel_table.hpp)
+      case ir::step_form::matmul: break;  // CUB's storage and the matmuls are laid out by prepare()
       case ir::step_form::call: {
         call.binding = static_cast<std::size_t>(resolved.call_target[static_cast<std::size_t>(s.event)] -
                                                 bindings.begin());
@@ -254,7 +259,7 @@ inline cudaError_t issue_step(const step_call& step, void* const* ptrs, cudaStre
     case ir::step_form::reduction:
     case ir::step_form::scan:
     case ir::step_form::matmul:
-    case ir::step_form::call: break;  // issued by its own function; no matmul yet
+    case ir::step_form::call: break;  // issued by its own function
     case ir::step_form::copy:
       call = "cudaMemcpyAsync";
       if (step.bytes == 0) return cudaSuccess;  // an empty chunk: nothing to issue
@@ -360,6 +365,11 @@ class cuda_executor {
       detail::dyn_array<std::int32_t> slot_buffers;                 // buffers living in slots
       detail::dyn_array<cuda_detail::step_call> steps;              // per step op, in op order
       detail::dyn_array<backend_detail::call_layout> call_regions;  // the calls' regions (step_call)
+      // The matmuls' cuBLASLt calls, in op order (matmul.hpp); kept across
+      // binding sets of one program, each remade only when its extents or
+      // operands' alignment change.
+      detail::dyn_array<cuda_detail::owned_matmul> matmuls;
+      const void* matmuls_key = nullptr;  // the program they belong to
       std::size_t workspace_bytes = 0;
     };
 
@@ -370,6 +380,12 @@ class cuda_executor {
     // the bound extents and lays it out after the temps' slots.
     template <class Program>
     void lay_out_reduce_storage();
+
+    // Prepares each matmul's cuBLASLt call for the bound extents (matmul.hpp)
+    // and lays out, per stream slot, the cuBLASLt workspace its matmuls share
+    // (they run one after another on its stream) after the rest.
+    template <class Program>
+    void lay_out_matmuls(const resolved_bindings& resolved);
 
     // Issues the ops of Program on `main` (the main slot's stream for this
     // issue); `options.workspace` null means stream-ordered allocation here.
@@ -449,8 +465,9 @@ class cuda_executor {
     detail::dyn_array<user_stream> user_streams_;
     detail::dyn_array<cuda_detail::owned_stream> pool_;
     int device_ = 0;
-    cuda_detail::owned_mem_pool workspace_pool_;    // declared after the streams: destroyed first
-    detail::dyn_array<cudaStream_t> slot_streams_;  // per slot of the plan prepared last; not owned
+    cuda_detail::owned_mem_pool workspace_pool_;        // declared after the streams: destroyed first
+    cuda_detail::owned_matmul_library matmul_library_;  // cuBLASLt's handle (matmul.hpp), when first needed
+    detail::dyn_array<cudaStream_t> slot_streams_;      // per slot of the plan prepared last; not owned
     detail::dyn_array<cuda_detail::owned_event> events_;
     const void* streams_key_ = nullptr;
     cudaStream_t streams_main_ = nullptr;
@@ -468,6 +485,7 @@ template <class Program, bool CallerOptions>
 void cuda_executor::issue(const prepared_run&, cudaStream_t, const issue_options&) {
   (void)cuda_detail::launchers<Program>;
   if constexpr (cuda_detail::has_reduce_steps(Program::plan())) (void)cuda_detail::step_fns<Program>;
+  if constexpr (cuda_detail::has_matmul_steps(Program::plan())) (void)cuda_detail::matmul_prepare<Program>;
 }
 #else
 inline cuda_executor::cuda_executor(cudaStream_t main) : main_(main) {
@@ -501,9 +519,15 @@ inline void cuda_executor::check_workspace_buffer(const plan_view& plan, const w
     detail::text msg;
     msg << "streamdsl: bad workspace: the caller's buffer (sd::workspace_in) " << problem.view()
         << "; this run needs " << backend_detail::workspace_request{plan, bytes};
-    const char* const counted = cuda_detail::has_reduce_steps(plan)
-                                    ? " (the temps' slots and CUB's storage for the reductions and scans)"
-                                    : " (plan().workspace_bytes(extents) says how many a run needs)";
+    const bool reduces = cuda_detail::has_reduce_steps(plan),
+               multiplies = cuda_detail::has_matmul_steps(plan);
+    const char* const counted =
+        reduces && multiplies
+            ? " (the temps' slots, CUB's storage for the reductions and scans and cuBLASLt's "
+              "workspace for the matmuls)"
+        : reduces    ? " (the temps' slots and CUB's storage for the reductions and scans)"
+        : multiplies ? " (the temps' slots and cuBLASLt's workspace for the matmuls)"
+                     : " (plan().workspace_bytes(extents) says how many a run needs)";
     if (bytes != workspace_too_large) msg << counted;
     throw binding_error(msg.view());
   };
@@ -552,6 +576,7 @@ const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings)
   if constexpr (plan.step_count() > 0)
     cuda_detail::lay_out_steps(plan, resolved, bindings, cache_.steps, cache_.call_regions);
   if constexpr (cuda_detail::has_reduce_steps(plan)) lay_out_reduce_storage<Program>();
+  if constexpr (cuda_detail::has_matmul_steps(plan)) lay_out_matmuls<Program>(resolved);
   cache_.plan_key = key;
   return cache_;
 }
@@ -576,13 +601,66 @@ void cuda_executor::lay_out_reduce_storage() {
   cache_.workspace_bytes = end;
 }
 
+template <class Program>
+void cuda_executor::lay_out_matmuls(const resolved_bindings& resolved) {
+  constexpr plan_view plan = Program::plan();
+  constexpr cuda_detail::prepare_matmul_fn prepare_matmul = cuda_detail::matmul_prepare<Program>;
+  const void* key = &Program::storage;
+  if (cache_.matmuls_key != key) {  // another program's: none is kept
+    cache_.matmuls.clear();
+    cache_.matmuls_key = key;
+  }
+  // Per stream slot, the most workspace one of its matmuls needs.
+  detail::dyn_array<std::size_t> slot_bytes(plan.ir.streams.size(), 0);
+  std::size_t j = 0, next = 0;
+  for (const auto& op : plan.ops) {
+    if (op.kind != op_kind::step) continue;
+    auto& step = cache_.steps[j++];
+    if (step.code != ir::step_code::matmul) continue;
+    step.matmul = next;
+    if (next == cache_.matmuls.size()) cache_.matmuls.push_back(cuda_detail::owned_matmul());
+    auto& held = cache_.matmuls[next++];
+    try {
+      prepare_matmul(matmul_library_, held, plan, static_cast<std::size_t>(op.stmt), cache_.extents.data(),
+                     resolved.buffer_data.data());
+    } catch (...) {
+      cache_.matmuls_key = nullptr;  // the list may be part made
+      throw;
+    }
+    auto& need = slot_bytes[static_cast<std::size_t>(op.stream)];
+    if (held.get()->workspace_bytes > need) need = held.get()->workspace_bytes;
+  }
+  // Each slot's region after the rest of the workspace, 256-byte aligned
+  // (cuBLASLt's alignment for its workspace).
+  detail::dyn_array<std::size_t> slot_offset(plan.ir.streams.size(), 0);
+  std::size_t end = cache_.workspace_bytes;
+  for (std::size_t s = 0; s < slot_bytes.size(); ++s) {
+    if (slot_bytes[s] == 0 || end == workspace_too_large) continue;
+    slot_offset[s] =
+        (end + workspace_slot_alignment - 1) / workspace_slot_alignment * workspace_slot_alignment;
+    end = slot_bytes[s] > workspace_too_large - 1 - slot_offset[s] ? workspace_too_large
+                                                                   : slot_offset[s] + slot_bytes[s];
+  }
+  j = 0;
+  for (const auto& op : plan.ops) {
+    if (op.kind != op_kind::step) continue;
+    auto& step = cache_.steps[j++];
+    if (step.code != ir::step_code::matmul) continue;
+    step.temp_offset = slot_offset[static_cast<std::size_t>(op.stream)];
+    step.temp_bytes = cache_.matmuls[step.matmul].get()->workspace_bytes;
+  }
+  cache_.workspace_bytes = end;
+}
+
 template <class Program, bool CallerOptions>
 void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const issue_options& options) {
   constexpr plan_view plan = Program::plan();
   // What a plan has none of is not compiled (nvcc's host pass emits every
   // function a run may call).
   constexpr bool has_steps = plan.step_count() > 0, reduces = cuda_detail::has_reduce_steps(plan);
-  constexpr bool has_slots = plan.slot_count() > 0 || reduces;  // CUB's storage is in the workspace too
+  constexpr bool multiplies = cuda_detail::has_matmul_steps(plan);
+  // CUB's storage and cuBLASLt's workspace are in the workspace too.
+  constexpr bool has_slots = plan.slot_count() > 0 || reduces || multiplies;
   prepare_streams(plan, main);
   prepare_events(plan);
   // A workspace allocated here is freed (stream-ordered, after everything
@@ -692,6 +770,23 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
               status = f(ctx, s, step.temp_bytes > 0 ? static_cast<char*>(ws) + step.temp_offset : nullptr,
                          bytes, false);
               call = "a CUB reduction or scan";
+              ++next_step;
+              break;
+            }
+          }
+          if constexpr (multiplies) {
+            if (step.code == ir::step_code::matmul) {
+              cuda_detail::step_failure failure;
+              void* const workspace =
+                  step.temp_bytes > 0 ? static_cast<char*>(ws) + step.temp_offset : nullptr;
+              if (!ready.matmuls[step.matmul].get()->issue(ptrs, s, workspace, failure)) {
+                if (failure.cuda != cudaSuccess)
+                  cuda_detail::check(failure.cuda, failure.call, cuda_detail::describe_op(plan, i).view());
+                throw error((detail::text()
+                             << "streamdsl: " << failure.call << " failed: " << failure.name << " ("
+                             << failure.text << ") for " << cuda_detail::describe_op(plan, i).view())
+                                .view());
+              }
               ++next_step;
               break;
             }

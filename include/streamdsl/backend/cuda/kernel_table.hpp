@@ -273,9 +273,6 @@ concept defined_for = requires {
 
 template <class Program, std::size_t... K>
 constexpr detail::fixed_array<launch_fn, sizeof...(K)> make_launchers(std::index_sequence<K...>) {
-  static_assert(!ir::has_matmul(Program::plan().ir.stmts),
-                "streamdsl: sd::matmul runs on the host executor only in this version (sd::host_executor); "
-                "the CUDA executor (cuBLASLt) does not run it yet");
   static_assert(
       !Program::plan().uses_type(dtype::float16) || defined_for<__half, Program>,
       "streamdsl: this program computes with __half: #include <cuda_fp16.h> in this file (streamdsl "

@@ -5,13 +5,15 @@
 // CUB's headers cost every nvcc unit ~3 s (0.75 s to 3.7 s for an empty
 // file), so the executor does not include them: a unit whose program has a
 // reduction or scan includes <streamdsl/backend/cuda/reductions.cuh>, and a
-// static_assert says so where such a program is run without it.
+// static_assert says so where such a program is run without it. The same
+// for matmuls (cuBLASLt, matmul.hpp), below.
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <utility>
 
 #include "../../detail/fixed_array.hpp"
+#include "cuda_handles.hpp"
 #include "kernel_table.hpp"
 #include "step_encoding.hpp"
 
@@ -56,5 +58,93 @@ constexpr detail::fixed_array<step_fn, sizeof...(J)> make_step_fns(std::index_se
 template <class Program>
 inline constexpr auto step_fns =
     make_step_fns<Program>(std::make_index_sequence<Program::plan().step_count()>{});
+
+// ---------------------------------------------------------------- matmuls
+// A matmul step runs through cuBLASLt (matmul.hpp), whose header the executor
+// does not include either (units without matmuls neither parse cublasLt.h nor
+// link the library): a unit whose program has a matmul includes
+// <streamdsl/backend/cuda/matmul.hpp>, and a static_assert says so where such
+// a program is run without it. What the executor keeps of cuBLASLt is behind
+// these two interfaces, which matmul.hpp implements.
+
+// The executor's cuBLASLt state: one handle, made by the first program with a
+// matmul that it prepares, destroyed with the executor.
+struct matmul_library {
+  virtual ~matmul_library() = default;
+};
+
+// Where a step failed: the call, and its status's name and text (static
+// strings: cudaGetErrorName's, cublasLtGetStatusName's); `cuda` is set when
+// the failure was a CUDA runtime call's.
+struct step_failure {
+  const char* call = "";
+  const char* name = "";
+  const char* text = "";
+  cudaError_t cuda = cudaSuccess;
+};
+
+// A matmul step prepared for one set of extents and operand alignments:
+// cuBLASLt's descriptors, layouts and the heuristic's algorithm, made when
+// the program is bound (not per run), and what its algorithm needs of
+// cuBLASLt's workspace.
+struct prepared_matmul {
+  virtual ~prepared_matmul() = default;
+  // Issues the product on `stream`, reading and writing the plan's buffers at
+  // `ptrs`, with `workspace_bytes` of workspace at `workspace` (256-byte
+  // aligned; null when none is needed); false, with `failure` set, if a call
+  // failed.
+  virtual bool issue(void* const* ptrs, cudaStream_t stream, void* workspace,
+                     step_failure& failure) const = 0;
+  std::size_t workspace_bytes = 0;
+};
+
+struct delete_owned {
+  template <class T>
+  int operator()(T* p) const noexcept {
+    delete p;
+    return 0;
+  }
+};
+using owned_matmul_library = unique_handle<matmul_library*, delete_owned>;
+using owned_matmul = unique_handle<prepared_matmul*, delete_owned>;
+
+// Prepares the matmul of statement `stmt` of `plan` for the bound extents and
+// buffer pointers (`ptrs`, null for temps, which live in the workspace's
+// 256-byte aligned slots), making the executor's handle in `library` if it
+// has none; `held` is what the step had before, kept when nothing it depends
+// on changed. Throws sd::error (naming the statement) if cuBLASLt fails or
+// has no algorithm for it.
+using prepare_matmul_fn = void (*)(owned_matmul_library& library, owned_matmul& held, const plan_view& plan,
+                                   std::size_t stmt, const long long* extents, void* const* ptrs);
+
+// Defined by matmul.hpp.
+struct matmul_header;
+template <class Program>
+struct matmul_entry;
+
+// Whether a plan issues matmuls.
+constexpr bool has_matmul_steps(const plan_view& p) {
+  for (const auto& op : p.ops)
+    if (op.kind == op_kind::step &&
+        p.ir.stmts[static_cast<std::size_t>(op.stmt)].code == ir::step_code::matmul)
+      return true;
+  return false;
+}
+
+template <class Program>
+constexpr prepare_matmul_fn make_matmul_prepare() {
+  static_assert(defined_for<matmul_header, Program>,
+                "streamdsl: this program has a matmul (sd::matmul), which the CUDA executor runs through "
+                "cuBLASLt: #include <streamdsl/backend/cuda/matmul.hpp> in this file and link "
+                "streamdsl::cublas (CUDA::cublasLt); units without matmuls do not include cublasLt.h");
+  if constexpr (defined_for<matmul_header, Program>)
+    return &matmul_entry<Program>::prepare;
+  else
+    return nullptr;
+}
+
+// Only plans with matmuls instantiate this.
+template <class Program>
+inline constexpr prepare_matmul_fn matmul_prepare = make_matmul_prepare<Program>();
 
 }  // namespace streamdsl::cuda_detail

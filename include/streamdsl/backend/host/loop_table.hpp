@@ -128,9 +128,11 @@ struct program_loops {
   struct fn_list {
     loop_fn at[count + 1];
   };
+  // `i != count`: nvcc warns of `i < count` where count is 0 (a program of
+  // steps only, a matmul's).
   static constexpr key_list keys = [] {
     key_list list{};
-    for (std::size_t i = 0; i < count; ++i) list.at[i] = found.at[i];
+    for (std::size_t i = 0; i != count; ++i) list.at[i] = found.at[i];
     return list;
   }();
   template <std::size_t... I>
@@ -140,7 +142,7 @@ struct program_loops {
   static constexpr fn_list fns = make_fns(std::make_index_sequence<count>{});
 
   static loop_fn find(const loop_key& k) {
-    for (std::size_t i = 0; i < count; ++i)
+    for (std::size_t i = 0; i != count; ++i)
       if (keys.at[i] == k) return fns.at[i];
     return nullptr;
   }

@@ -1,0 +1,274 @@
+#pragma once
+// Matmuls on the GPU (ops/matmul.hpp, ir/step.hpp): each matmul step is one
+// cublasLtMatmul on its slot's stream. Include this header in a unit whose
+// program has a matmul, and link streamdsl::cublas (CUDA::cublasLt): the
+// executor does not include cublasLt.h, so units and programs without
+// matmuls neither parse it nor link the library (step_table.hpp has the
+// interfaces the executor sees, and the static_assert naming this header).
+//
+// Layout: streamdsl's matrices are row-major, cuBLASLt's column-major. A
+// row-major (r x c) matrix is the column-major (c x r) matrix with leading
+// dimension c, its transpose; so c = op(a) op(b) (m x n, row-major) is
+// computed as c^T = op(b)^T op(a)^T, column-major (n x m, ld n): cuBLASLt's
+// A is our b and its B our a, each read as stored without a copy, and
+// CUBLAS_OP_T exactly when the statement reads it transposed
+// (statement::transposed: a b stored (k, n) is the column-major (n x k)
+// matrix b^T already; one stored (n, k) is (k x n), op(b) itself). This is the
+// usual swap, and every cuBLASLt algorithm takes column-major operands;
+// CUBLASLT_ORDER_ROW layouts would rule out many of them.
+//
+// Types (ir::matmul_stores): float (CUBLAS_COMPUTE_32F: full float, no TF32),
+// double (CUBLAS_COMPUTE_64F), __half and __nv_bfloat16 multiplied and added
+// in float (CUBLAS_COMPUTE_32F), stored in their type or in float. alpha = 1
+// and beta = 0 in the scale type, host pointers: c is written, never read
+// (cuBLASLt does not read C when beta is 0).
+//
+// When the program is bound (cuda_executor::prepare, once per binding set;
+// kept while the extents and the operands' alignments stay the same), each
+// matmul gets its descriptor, three layouts and the heuristic's best
+// algorithm for a workspace of at most matmul_workspace_limit bytes and the
+// bound pointers' alignment (a temp's slot is 256-byte aligned); the
+// executor then lays out, per stream slot, the most workspace its matmuls
+// need after the temps' slots and CUB's storage in the run's workspace
+// (256-byte aligned). A run allocates nothing for cuBLASLt and a captured
+// graph replays the same workspace. The cuBLASLt handle is the executor's,
+// made by the first program with a matmul it prepares.
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../../detail/text.hpp"
+#include "../../diag/error.hpp"
+#include "../../ir/accesses.hpp"
+#include "../../ir/render.hpp"
+#include "../../plan/plan_view.hpp"
+#include "cuda_handles.hpp"
+#include "step_table.hpp"
+
+namespace streamdsl::cuda_detail {
+
+struct matmul_header {};
+
+// The most cuBLASLt workspace a matmul's algorithm may use (the heuristic
+// picks among those that fit; the workspace laid out is what the chosen one
+// needs). 32 MiB is what NVIDIA recommends for Hopper.
+inline constexpr std::size_t matmul_workspace_limit = std::size_t{32} << 20;
+
+struct destroy_lt_handle {
+  cublasStatus_t operator()(cublasLtHandle_t h) const noexcept { return cublasLtDestroy(h); }
+};
+struct destroy_lt_matmul_desc {
+  cublasStatus_t operator()(cublasLtMatmulDesc_t d) const noexcept { return cublasLtMatmulDescDestroy(d); }
+};
+struct destroy_lt_layout {
+  cublasStatus_t operator()(cublasLtMatrixLayout_t l) const noexcept {
+    return cublasLtMatrixLayoutDestroy(l);
+  }
+};
+struct destroy_lt_preference {
+  cublasStatus_t operator()(cublasLtMatmulPreference_t p) const noexcept {
+    return cublasLtMatmulPreferenceDestroy(p);
+  }
+};
+using owned_lt_handle = unique_handle<cublasLtHandle_t, destroy_lt_handle>;
+using owned_lt_matmul_desc = unique_handle<cublasLtMatmulDesc_t, destroy_lt_matmul_desc>;
+using owned_lt_layout = unique_handle<cublasLtMatrixLayout_t, destroy_lt_layout>;
+using owned_lt_preference = unique_handle<cublasLtMatmulPreference_t, destroy_lt_preference>;
+
+// The executor's cuBLASLt state.
+struct lt_library final : matmul_library {
+  owned_lt_handle handle;
+};
+
+// What a prepared matmul depends on besides its statement: the extents and
+// the operands' alignment in bytes (at most 256).
+struct matmul_shape {
+  long long m = 0, n = 0, k = 0;
+  std::uint32_t align_a = 256, align_b = 256, align_c = 256;
+  constexpr bool operator==(const matmul_shape&) const = default;
+};
+
+// The largest power of two, at most 256, that divides the address (256 for
+// null: a temp, in a 256-byte aligned slot, or an empty buffer).
+inline std::uint32_t alignment_of(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (a == 0) return 256;
+  const auto low = a & (~a + 1);
+  return low >= 256 ? 256u : static_cast<std::uint32_t>(low);
+}
+
+inline cudaDataType_t lt_data_type(dtype t) {
+  switch (t) {
+    case dtype::float64: return CUDA_R_64F;
+    case dtype::float16: return CUDA_R_16F;
+    case dtype::bfloat16: return CUDA_R_16BF;
+    default: return CUDA_R_32F;  // float32: the front end lets no other type through
+  }
+}
+
+inline constexpr float lt_one_f = 1.0f, lt_zero_f = 0.0f;
+inline constexpr double lt_one_d = 1.0, lt_zero_d = 0.0;
+
+// A cuBLASLt failure while a matmul is prepared: an sd::error naming the
+// call, its status and the statement.
+[[noreturn, gnu::cold]] inline void lt_prepare_failed(const plan_view& plan, std::size_t stmt,
+                                                      const char* call, cublasStatus_t status,
+                                                      const matmul_shape& shape) {
+  detail::text msg;
+  msg << "streamdsl: " << call << " failed: " << cublasLtGetStatusName(status) << " ("
+      << cublasLtGetStatusString(status) << ") for ";
+  ir::describe_statement(plan.ir, static_cast<std::int32_t>(stmt), msg);
+  msg << " (m " << shape.m << ", n " << shape.n << ", k " << shape.k << ')';
+  throw error(msg.view());
+}
+
+struct lt_matmul final : prepared_matmul {
+  cublasLtHandle_t handle = nullptr;  // the executor's (lt_library)
+  matmul_shape shape;
+  std::int32_t a = -1, b = -1, c = -1;  // plan buffers
+  std::size_t c_bytes = 0;
+  bool wide_scale = false;  // double: alpha and beta are doubles
+  owned_lt_matmul_desc op;
+  owned_lt_layout a_layout, b_layout, c_layout;  // cuBLASLt's A (our b), B (our a), C and D (our c)
+  cublasLtMatmulAlgo_t algo{};
+
+  bool issue(void* const* ptrs, cudaStream_t stream, void* workspace, step_failure& failure) const override {
+    if (shape.m == 0 || shape.n == 0) return true;  // c has no element: nothing to write
+    if (shape.k == 0) {
+      // c = 0, each element a sum of no products (as on the host). cuBLASLt
+      // is not asked: its layouts of no columns are refused (ld >= 1 and
+      // rows), so prepare made none; all-zero bits are +0 in every floating type.
+      const cudaError_t status = cudaMemsetAsync(ptrs[c], 0, c_bytes, stream);
+      if (status == cudaSuccess) return true;
+      failure = {"cudaMemsetAsync", cudaGetErrorName(status), cudaGetErrorString(status), status};
+      return false;
+    }
+    const void* alpha =
+        wide_scale ? static_cast<const void*>(&lt_one_d) : static_cast<const void*>(&lt_one_f);
+    const void* beta =
+        wide_scale ? static_cast<const void*>(&lt_zero_d) : static_cast<const void*>(&lt_zero_f);
+    const cublasStatus_t status = cublasLtMatmul(handle, op.get(), alpha, ptrs[b], a_layout.get(), ptrs[a],
+                                                 b_layout.get(), beta, ptrs[c], c_layout.get(), ptrs[c],
+                                                 c_layout.get(), &algo, workspace, workspace_bytes, stream);
+    if (status == CUBLAS_STATUS_SUCCESS) return true;
+    failure = {"cublasLtMatmul", cublasLtGetStatusName(status), cublasLtGetStatusString(status), cudaSuccess};
+    return false;
+  }
+};
+
+inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held, const plan_view& plan,
+                              std::size_t stmt, const long long* extents, void* const* ptrs) {
+  const auto& s = plan.ir.stmts[stmt];
+  const auto reads = ir::reads_of(plan.ir, s);
+  // One read when both operands are one buffer (sd::matmul(x, sd::transpose(x))).
+  const std::int32_t a = reads[0].buffer, b = reads[reads.size() - 1].buffer, c = s.target;
+  const auto& ba = plan.ir.buffers[static_cast<std::size_t>(a)];
+  const auto& bb = plan.ir.buffers[static_cast<std::size_t>(b)];
+  const auto& bc = plan.ir.buffers[static_cast<std::size_t>(c)];
+  const auto& da = plan.ir.domains[static_cast<std::size_t>(ba.domain)];
+  const auto& db = plan.ir.domains[static_cast<std::size_t>(bb.domain)];
+  const bool ta = (s.transposed & ir::transpose_a) != 0, tb = (s.transposed & ir::transpose_b) != 0;
+  auto extent = [&](std::int32_t d) { return extents[static_cast<std::size_t>(d)]; };
+  matmul_shape shape;
+  shape.m = extent(ta ? da.inner : da.outer);
+  shape.k = extent(ta ? da.outer : da.inner);
+  shape.n = extent(tb ? db.outer : db.inner);
+  shape.align_a = alignment_of(ptrs[a]);
+  shape.align_b = alignment_of(ptrs[b]);
+  shape.align_c = alignment_of(ptrs[c]);
+  if (held && static_cast<const lt_matmul*>(held.get())->shape == shape) return;  // as prepared before
+
+  if (!library) {
+    auto* lib = new lt_library;
+    library.reset(lib);
+    cublasLtHandle_t h = nullptr;
+    const cublasStatus_t status = cublasLtCreate(&h);
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      library.reset();
+      lt_prepare_failed(plan, stmt, "cublasLtCreate", status, shape);
+    }
+    lib->handle.reset(h);
+  }
+  auto* mm = new lt_matmul;
+  owned_matmul owned(mm);  // freed if a call below throws
+  mm->handle = static_cast<lt_library*>(library.get())->handle.get();
+  mm->shape = shape;
+  mm->a = a;
+  mm->b = b;
+  mm->c = c;
+  mm->c_bytes = static_cast<std::size_t>(shape.m) * static_cast<std::size_t>(shape.n) * size_of(bc.type);
+  mm->wide_scale = ba.type == dtype::float64;
+  if (shape.m == 0 || shape.n == 0 || shape.k == 0) {  // no cuBLASLt call (lt_matmul::issue)
+    held = static_cast<owned_matmul&&>(owned);
+    return;
+  }
+  const auto lt = [&](cublasStatus_t status, const char* call) {
+    if (status != CUBLAS_STATUS_SUCCESS) lt_prepare_failed(plan, stmt, call, status, shape);
+  };
+  cublasLtMatmulDesc_t op = nullptr;
+  lt(cublasLtMatmulDescCreate(&op, mm->wide_scale ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
+                              mm->wide_scale ? CUDA_R_64F : CUDA_R_32F),
+     "cublasLtMatmulDescCreate");
+  mm->op.reset(op);
+  // c^T (n x m) = op(b)^T (n x k) op(a)^T (k x m), column-major. b stored
+  // (k, n) row-major is the column-major (n x k) matrix b^T = op(b)^T: no
+  // transpose; b stored (n, k) (read transposed) is the column-major (k x n)
+  // matrix op(b): transposed. The same for a: cuBLASLt transposes an operand
+  // exactly when the statement reads it transposed.
+  const cublasOperation_t trans_a = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t trans_b = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+  lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a, sizeof trans_a),
+     "cublasLtMatmulDescSetAttribute");
+  lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b),
+     "cublasLtMatmulDescSetAttribute");
+  // Each operand's layout as stored, column-major: a row-major (r x c) buffer
+  // is a column-major (c x r) matrix with leading dimension c.
+  const auto u = [](long long x) { return static_cast<std::uint64_t>(x); };
+  const long long m = shape.m, n = shape.n, k = shape.k;
+  const auto layout = [&](owned_lt_layout& out, dtype t, long long rows, long long cols) {
+    cublasLtMatrixLayout_t l = nullptr;
+    lt(cublasLtMatrixLayoutCreate(&l, lt_data_type(t), u(rows), u(cols), rows), "cublasLtMatrixLayoutCreate");
+    out.reset(l);
+  };
+  // b stored (n, k) when read transposed: column-major (k x n); else (k, n): (n x k).
+  layout(mm->a_layout, bb.type, tb ? k : n, tb ? n : k);
+  // a stored (k, m) when read transposed: column-major (m x k); else (m, k): (k x m).
+  layout(mm->b_layout, ba.type, ta ? m : k, ta ? k : m);
+  layout(mm->c_layout, bc.type, n, m);  // c (m, n): column-major (n x m)
+  cublasLtMatmulPreference_t pref = nullptr;
+  lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+  owned_lt_preference owned_pref(pref);
+  const std::uint64_t limit = matmul_workspace_limit;
+  lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit,
+                                          sizeof limit),
+     "cublasLtMatmulPreferenceSetAttribute");
+  // The heuristic assumes 256-byte aligned operands unless told otherwise.
+  const std::uint32_t align[] = {shape.align_b, shape.align_a, shape.align_c, shape.align_c};
+  const cublasLtMatmulPreferenceAttributes_t align_attr[] = {
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+  for (int i = 0; i < 4; ++i)
+    lt(cublasLtMatmulPreferenceSetAttribute(pref, align_attr[i], &align[i], sizeof align[i]),
+       "cublasLtMatmulPreferenceSetAttribute");
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  lt(cublasLtMatmulAlgoGetHeuristic(mm->handle, op, mm->a_layout.get(), mm->b_layout.get(),
+                                    mm->c_layout.get(), mm->c_layout.get(), pref, 1, &result, &found),
+     "cublasLtMatmulAlgoGetHeuristic");
+  if (found == 0) lt(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmulAlgoGetHeuristic (no algorithm)");
+  mm->algo = result.algo;
+  mm->workspace_bytes = result.workspaceSize;
+  held = static_cast<owned_matmul&&>(owned);
+}
+
+template <class Program>
+struct matmul_entry {
+  static void prepare(owned_matmul_library& library, owned_matmul& held, const plan_view& plan,
+                      std::size_t stmt, const long long* extents, void* const* ptrs) {
+    prepare_lt_matmul(library, held, plan, stmt, extents, ptrs);
+  }
+};
+
+}  // namespace streamdsl::cuda_detail
