@@ -230,17 +230,17 @@ constexpr auto beside = sd::program([](sd::builder& p) {
   auto x = p.input<float>("x");
   auto y = p.output<float>("y");
   auto side = p.stream("side");
-  auto t = p.temps<float>("t", 6);
+  auto t = p.temps<float>("t", 7);
   side.wait_stream(p.main_stream());
   sd::with_stream(side, [&] {
     t[0] = x * 1.0001f;
-    for (int i = 1; i < 6; ++i) {
+    for (int i = 1; i < 7; ++i) {
       if (i % 2 == 1)
         t[i] = t[i - 1] + 0.5f;
       else
         t[i] = t[i - 1] * 0.999f;
     }
-    y = t[5] - 0.25f;
+    y = t[6] - 0.25f;
   });
   c = sd::matmul(a, b);
   p.main_stream().wait_stream(side);
