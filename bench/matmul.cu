@@ -45,7 +45,8 @@ void check_lt(cublasStatus_t s, const char* what) {
     throw std::runtime_error(std::string(what) + ": " + cublasLtGetStatusName(s));
 }
 
-template <class T>
+// TF32: float operands on the tensor cores (sd::tf32).
+template <class T, bool TF32 = false>
 constexpr auto square = sd::program([](sd::builder& p) {
   auto m = p.domain("m");
   auto k = p.domain("k");
@@ -53,7 +54,10 @@ constexpr auto square = sd::program([](sd::builder& p) {
   auto a = p.input<T>("a", m, k);
   auto b = p.input<T>("b", k, n);
   auto c = p.output<T>("c", m, n);
-  c = sd::matmul(a, b);
+  if constexpr (TF32)
+    c = sd::matmul(a, b, sd::tf32);
+  else
+    c = sd::matmul(a, b);
 });
 
 template <class T>
@@ -97,9 +101,11 @@ struct raw_matmul {
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
 
-  explicit raw_matmul(long long n) {
+  explicit raw_matmul(long long n, bool tf32 = false) {
     check_lt(cublasLtCreate(&handle), "cublasLtCreate");
-    check_lt(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    check_lt(
+        cublasLtMatmulDescCreate(&op, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F),
+        "cublasLtMatmulDescCreate");
     const cublasOperation_t no = CUBLAS_OP_N;
     check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &no, sizeof no), "transa");
     check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &no, sizeof no), "transb");
@@ -194,9 +200,9 @@ void set_flops(benchmark::State& state, std::size_t n) {
 }
 
 template <class T>
-void raw(benchmark::State& state, std::size_t n) {
+void raw(benchmark::State& state, std::size_t n, bool tf32 = false) {
   operands<T> in(n);
-  const raw_matmul<T> mm(static_cast<long long>(n));
+  const raw_matmul<T> mm(static_cast<long long>(n), tf32);
   time_on(state, nullptr, in.bytes(), [&] { mm.run(in.a.ptr, in.b.ptr, in.c.ptr, nullptr); });
   set_flops(state, n);
 }
@@ -214,7 +220,7 @@ void launch_graph(void* g) {
   static_cast<G*>(g)->launch();
 }
 
-template <class T>
+template <class T, bool TF32 = false>
 void ours(benchmark::State& state, std::size_t n, bool graph_replay) {
   operands<T> in(n);
   sd::cuda_executor ex;
@@ -222,26 +228,28 @@ void ours(benchmark::State& state, std::size_t n, bool graph_replay) {
                            sd::bind("b", static_cast<const T*>(in.b.ptr), n, n),
                            sd::bind("c", in.c.ptr, n, n)};
   if (graph_replay) {
-    auto graph = sd::capture_bound(ex, square<T>, sd::binding_list(b, 3));
+    auto graph = sd::capture_bound(ex, square<T, TF32>, sd::binding_list(b, 3));
     time_on(state, nullptr, in.bytes(), erased_launch{&launch_graph<decltype(graph)>, &graph});
   } else {
-    time_on(state, nullptr, in.bytes(), [&] { ex.run_bound(square<T>, sd::binding_list(b, 3)); });
+    time_on(state, nullptr, in.bytes(), [&] { ex.run_bound(square<T, TF32>, sd::binding_list(b, 3)); });
   }
   set_flops(state, n);
   if (!same_as_raw(in)) state.SkipWithError("the product differs from the raw call's");
 }
 
-// Arg 0: n; arg 1: 0 float, 1 __nv_bfloat16, 2 __half.
+// Arg 0: n; arg 1: 0 float, 1 __nv_bfloat16, 2 __half, 3 float as TF32.
+// (TF32 gives float's bits here: the operands are exact in TF32.)
 void bm_matmul_raw(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   switch (state.range(1)) {
     case 0: raw<float>(state, n); break;
     case 1: raw<__nv_bfloat16>(state, n); break;
-    default: raw<__half>(state, n); break;
+    case 2: raw<__half>(state, n); break;
+    default: raw<float>(state, n, true); break;
   }
 }
 BENCHMARK(bm_matmul_raw)
-    ->ArgsProduct({{4096, 8192}, {0, 1, 2}})
+    ->ArgsProduct({{4096, 8192}, {0, 1, 2, 3}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
@@ -252,11 +260,12 @@ void bm_matmul_streamdsl(benchmark::State& state) {
   switch (state.range(1)) {
     case 0: ours<float>(state, n, graph_replay); break;
     case 1: ours<__nv_bfloat16>(state, n, graph_replay); break;
-    default: ours<__half>(state, n, graph_replay); break;
+    case 2: ours<__half>(state, n, graph_replay); break;
+    default: ours<float, true>(state, n, graph_replay); break;
   }
 }
 BENCHMARK(bm_matmul_streamdsl)
-    ->ArgsProduct({{4096, 8192}, {0, 1, 2}, {0, 1}})
+    ->ArgsProduct({{4096, 8192}, {0, 1, 2, 3}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
@@ -274,10 +283,10 @@ class ratio_reporter : public benchmark::ConsoleReporter {
   }
   void Finalize() override {
     ConsoleReporter::Finalize();
-    const char* types[] = {"float", "bf16", "fp16"};
+    const char* types[] = {"float", "bf16", "fp16", "tf32"};
     std::printf("\nstreamdsl vs raw cublasLtMatmul (speed ratio, goal >= 0.97x):\n");
     for (const long n : {4096L, 8192L})
-      for (int t = 0; t < 3; ++t) {
+      for (int t = 0; t < 4; ++t) {
         const std::string args = std::to_string(n) + "/" + std::to_string(t);
         const double base = find("bm_matmul_raw/" + args);
         for (int mode = 0; mode < 2; ++mode) {

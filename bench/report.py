@@ -295,11 +295,12 @@ def calls_table(rows):
 def matmul_table(rows):
     """Matmuls through cuBLASLt (bench/matmul.cu): c = sd::matmul(a, b)
     against a raw cublasLtMatmul (same heuristic, same workspace limit),
-    square n^3, float (no TF32), bf16 and fp16; goal >= 0.97x raw."""
+    square n^3, float (no TF32), bf16, fp16 and float as TF32 (sd::tf32);
+    goal >= 0.97x raw."""
     print("| matmul | raw | TFLOP/s | streamdsl run() | vs raw | streamdsl graph | vs raw |")
     print("|---|---|---|---|---|---|---|")
     for n in (4096, 8192):
-        for t, what in enumerate(("float", "bf16", "fp16")):
+        for t, what in enumerate(("float", "bf16", "fp16", "float as tf32")):
             raw = rows.get(f"bm_matmul_raw/{n}/{t}")
             if raw is None:
                 print(f"| {n}^3 {what} | missing | | | | | |")

@@ -59,7 +59,7 @@ TEST_CASE("sd::matmul is a step reading its two operands and writing its product
   STATIC_REQUIRE(v.stmts.size() == 1);
   STATIC_REQUIRE(v.stmts[0].kind == sd::ir::stmt_kind::step);
   STATIC_REQUIRE(v.stmts[0].code == sd::ir::step_code::matmul);
-  STATIC_REQUIRE(v.stmts[0].transposed == sd::ir::transpose_b);
+  STATIC_REQUIRE(v.stmts[0].matmul_mode == sd::ir::transpose_b);
   STATIC_REQUIRE(v.stmts[0].reads_count == 2);
   STATIC_REQUIRE(product<float, false, true>.plan().step_count() == 1);
   STATIC_REQUIRE(product<float, false, true>.plan().kernel_count() == 0);
@@ -274,4 +274,48 @@ TEST_CASE("a matmul stores its product in the operands' type, or float for 16-bi
         "statement #0 `c = sd::matmul(a, a)` on stream 'main' stores the product of float matrices in 'c' "
         "(double); sd::matmul stores its product in the operands' type (as cuBLASLt): declare 'c' float, or "
         "convert afterwards: `t = sd::matmul(...); c = t;`");
+}
+
+TEST_CASE("sd::tf32 marks a float matmul for TF32 tensor cores; the host multiplies in full float",
+          "[matmul]") {
+  static constexpr auto fast = sd::program([](sd::builder& p) {
+    auto m = p.domain("m");
+    auto k = p.domain("k");
+    auto a = p.input<float>("a", m, k);
+    auto b = p.input<float>("b", m, k);
+    auto c = p.output<float>("c", m, m);
+    c = sd::matmul(a, sd::transpose(b), sd::tf32);
+  });
+  constexpr auto v = fast.plan().ir;
+  STATIC_REQUIRE(v.stmts[0].matmul_mode == (sd::ir::transpose_b | sd::ir::matmul_tf32));
+  CHECK(std::string(sd::ir::statement_text(v, v.stmts[0]).view()) ==
+        "c = sd::matmul(a, sd::transpose(b), sd::tf32)");
+  const std::size_t M = 3, K = 4;
+  std::vector<float> a(M * K), b(M * K), c(M * M, -1);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = static_cast<float>(i % 5) - 2, b[i] = static_cast<float>(i % 3);
+  sd::host_executor ex;
+  ex.run(fast, sd::bind("a", a, M, K), sd::bind("b", b, M, K), sd::bind("c", c, M, M));
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < M; ++j) {
+      float s = 0;
+      for (std::size_t q = 0; q < K; ++q) s += a[i * K + q] * b[j * K + q];
+      REQUIRE(c[i * M + j] == s);
+    }
+  // Float operands only.
+  CHECK(first_error([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto a = p.input<double>("a", m, m);
+          auto c = p.output<double>("c", m, m);
+          c = sd::matmul(a, a, sd::tf32);
+        }) == error_kind::matmul_type_unsupported);
+  CHECK(first_message([](sd::builder& p) {
+          auto m = p.domain("m");
+          auto a = p.input<double>("a", m, m);
+          auto c = p.output<double>("c", m, m);
+          c = sd::matmul(a, a, sd::tf32);
+        }) ==
+        "statement #0 `c = sd::matmul(a, a, sd::tf32)` on stream 'main' asks for sd::tf32 with double "
+        "operands; sd::tf32 lets cuBLASLt round float operands to TF32 on the tensor cores: drop it, or "
+        "multiply float matrices");
 }

@@ -163,7 +163,7 @@ class reference_evaluator {
   void matmul(const ir::statement& s) {
     const auto a = p_.accesses[static_cast<std::size_t>(s.accesses_first)].buffer;
     const auto b = p_.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count - 1)].buffer;
-    const bool ta = (s.transposed & ir::transpose_a) != 0, tb = (s.transposed & ir::transpose_b) != 0;
+    const bool ta = (s.matmul_mode & ir::transpose_a) != 0, tb = (s.matmul_mode & ir::transpose_b) != 0;
     const auto& da = p_.domains[static_cast<std::size_t>(p_.buffers[static_cast<std::size_t>(a)].domain)];
     const auto& db = p_.domains[static_cast<std::size_t>(p_.buffers[static_cast<std::size_t>(b)].domain)];
     const std::size_t m = extent_of(ta ? da.inner : da.outer), k = extent_of(ta ? da.outer : da.inner);

@@ -33,9 +33,10 @@ class buffer {
   }
   // `c = sd::matmul(a, b)`: a matrix product (ops/matmul.hpp).
   constexpr buffer& operator=(const detail::matmul_value& v) {
-    detail::builder_access::matmul(*v.state, ir::whole(id_), v.a.buffer, v.b.buffer,
-                                   static_cast<std::uint8_t>((v.a.transposed ? ir::transpose_a : 0) |
-                                                             (v.b.transposed ? ir::transpose_b : 0)));
+    detail::builder_access::matmul(
+        *v.state, ir::whole(id_), v.a.buffer, v.b.buffer,
+        static_cast<std::uint8_t>((v.a.transposed ? ir::transpose_a : 0) |
+                                  (v.b.transposed ? ir::transpose_b : 0) | (v.tf32 ? ir::matmul_tf32 : 0)));
     return *this;
   }
 

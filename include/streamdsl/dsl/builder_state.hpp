@@ -436,15 +436,16 @@ class builder_state {
   }
 
   // `target = sd::matmul(a, b)` (ops/matmul.hpp): op(a) over (m, k), op(b)
-  // over (k, n), target over (m, n), one floating type (ir::matmul_supports).
-  constexpr void matmul(ir::region target, std::int32_t a, std::int32_t b, std::uint8_t transposed) {
+  // over (k, n), target over (m, n), one floating type (ir::matmul_supports);
+  // mode: the transposes and TF32 (ir::matmul_tf32, float operands only).
+  constexpr void matmul(ir::region target, std::int32_t a, std::int32_t b, std::uint8_t mode) {
     const auto& c = ir.buffers[target.buffer];
     ir::statement s{};
     s.kind = ir::stmt_kind::step;
     s.code = ir::step_code::matmul;
     s.stream = current_stream;
     s.target = target.buffer;
-    s.transposed = transposed;
+    s.matmul_mode = mode;
     begin_accesses(s);
     ir.accesses.push_back(ir::whole(a));
     if (b != a) ir.accesses.push_back(ir::whole(b));
@@ -460,7 +461,7 @@ class builder_state {
     // op(a) is (m, k), op(b) is (k2, n): the domains each side multiplies over.
     const auto& dx = ir.domains[x.domain < 0 ? 0 : x.domain];
     const auto& dy = ir.domains[y.domain < 0 ? 0 : y.domain];
-    const bool ta = (transposed & ir::transpose_a) != 0, tb = (transposed & ir::transpose_b) != 0;
+    const bool ta = (mode & ir::transpose_a) != 0, tb = (mode & ir::transpose_b) != 0;
     const std::int32_t m = ta ? dx.inner : dx.outer, k = ta ? dx.outer : dx.inner;
     const std::int32_t k2 = tb ? dy.inner : dy.outer, n = tb ? dy.outer : dy.inner;
     if (host >= 0)
@@ -482,6 +483,8 @@ class builder_state {
       fail(diag::error_kind::matmul_shapes_differ, messages::matmul_shapes_differ(ir, index, m, k, k2, n));
     else if (!ir::matmul_stores(x.type, c.type))
       fail(diag::error_kind::matmul_type_unsupported, messages::matmul_result_type(ir, index, a));
+    else if ((mode & ir::matmul_tf32) != 0 && x.type != dtype::float32)
+      fail(diag::error_kind::matmul_type_unsupported, messages::matmul_tf32_type(ir, index, a));
     else if (target.buffer == a || target.buffer == b)
       fail(diag::error_kind::matmul_result_overlaps_operand,
            messages::matmul_result_overlaps_operand(ir, index));
@@ -792,8 +795,8 @@ struct builder_access {
     s.reduce_or_scan(code, target, value, axis);
   }
   static constexpr void matmul(builder_state& s, ir::region target, std::int32_t a, std::int32_t b,
-                               std::uint8_t transposed) {
-    s.matmul(target, a, b, transposed);
+                               std::uint8_t mode) {
+    s.matmul(target, a, b, mode);
   }
   static constexpr void call(builder_state& s, detail::string_view name, const ir::region* reads,
                              std::size_t read_count, const ir::region* writes, std::size_t write_count) {

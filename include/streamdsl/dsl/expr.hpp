@@ -47,6 +47,7 @@ struct matmul_operand {
 struct matmul_value {
   builder_state* state;
   matmul_operand a, b;
+  bool tf32 = false;  // sd::matmul(a, b, sd::tf32)
 };
 
 template <class X>

@@ -483,6 +483,14 @@ constexpr text matmul_type_unsupported(const ir::program& p, std::int32_t stmt, 
   return t;
 }
 
+constexpr text matmul_tf32_type(const ir::program& p, std::int32_t stmt, std::int32_t a) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " asks for sd::tf32 with " << name_of(p.buffers[a].type)
+    << " operands; sd::tf32 lets cuBLASLt round float operands to TF32 on the tensor cores: drop it, or "
+    << "multiply float matrices";
+  return t;
+}
 constexpr text matmul_result_type(const ir::program& p, std::int32_t stmt, std::int32_t a) {
   const auto& c = p.buffers[p.stmts[stmt].target];
   const auto in = p.buffers[a].type;
@@ -677,6 +685,7 @@ STREAMDSL_UNSHOWN_MESSAGE(matmul_operand_not_rank2)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_type_unsupported)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_shapes_differ)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_result_type)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_tf32_type)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_result_overlaps_operand)
 STREAMDSL_UNSHOWN_MESSAGE(call_lists_a_region_twice)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_needs_floating)

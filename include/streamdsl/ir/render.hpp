@@ -90,11 +90,12 @@ namespace streamdsl::ir {
         const auto a = p.accesses[static_cast<std::size_t>(s.accesses_first)];
         const auto b = p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count - 1)];
         out << p.buffer_name(s.target) << " = sd::matmul(";
-        if (s.transposed & transpose_a) out << "sd::transpose(" << p.buffer_name(a.buffer) << ')';
-        if (!(s.transposed & transpose_a)) out << p.buffer_name(a.buffer);
+        if (s.matmul_mode & transpose_a) out << "sd::transpose(" << p.buffer_name(a.buffer) << ')';
+        if (!(s.matmul_mode & transpose_a)) out << p.buffer_name(a.buffer);
         out << ", ";
-        if (s.transposed & transpose_b) out << "sd::transpose(" << p.buffer_name(b.buffer) << ')';
-        if (!(s.transposed & transpose_b)) out << p.buffer_name(b.buffer);
+        if (s.matmul_mode & transpose_b) out << "sd::transpose(" << p.buffer_name(b.buffer) << ')';
+        if (!(s.matmul_mode & transpose_b)) out << p.buffer_name(b.buffer);
+        if (s.matmul_mode & matmul_tf32) out << ", sd::tf32";
         out << ')';
         return;
       }

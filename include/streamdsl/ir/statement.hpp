@@ -33,7 +33,7 @@ static_assert(stmt_kind::assign < stmt_kind::step && stmt_kind::step < stmt_kind
 struct statement {
   stmt_kind kind = stmt_kind::assign;
   step_code code = step_code::copy;  // step: which one
-  std::uint8_t transposed = 0;       // a matmul: its operands read transposed (ir/step.hpp)
+  std::uint8_t matmul_mode = 0;      // a matmul: operands read transposed, TF32 (ir/step.hpp)
   std::int32_t stream = 0;
   std::int32_t target = -1;  // assign: buffer written (its region: writes_of)
   std::int32_t root = -1;    // assign: expression node

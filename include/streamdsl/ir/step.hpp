@@ -78,8 +78,10 @@ constexpr bool reads_expression(step_code c) {
   return info(c).form == step_form::reduction || info(c).form == step_form::scan;
 }
 
-// A matmul's operands read transposed (statement::transposed): bit 0 a, bit 1 b.
-inline constexpr std::uint8_t transpose_a = 1, transpose_b = 2;
+// A matmul's mode (statement::matmul_mode): bit 0 a read transposed, bit 1 b
+// read transposed, bit 2 float operands multiplied as TF32 on the tensor cores
+// (sd::tf32; cuBLASLt's CUBLAS_COMPUTE_32F_FAST_TF32).
+inline constexpr std::uint8_t transpose_a = 1, transpose_b = 2, matmul_tf32 = 4;
 
 // The type a matmul of operands of type `in` multiplies and adds in: float
 // for the 16-bit float types (as cuBLAS's CUBLAS_COMPUTE_32F), else `in`.

@@ -44,4 +44,21 @@ constexpr detail::matmul_value matmul(const A& a, const B& b) {
   return {x.state, x, detail::matmul_operand_of(b)};
 }
 
+// `c = sd::matmul(a, b, sd::tf32)`: float operands rounded to TF32 (10-bit
+// mantissa) on the tensor cores and added in float, as cuBLASLt's
+// CUBLAS_COMPUTE_32F_FAST_TF32 (faster on the tensor cores; each operand
+// accurate to about 2^-11 relative instead of 2^-24); float operands only. The host executor
+// multiplies in full float: its results are at least as accurate.
+struct tf32_t {
+  explicit constexpr tf32_t() = default;
+};
+inline constexpr tf32_t tf32{};
+
+template <detail::matmul_operand_like A, detail::matmul_operand_like B>
+constexpr detail::matmul_value matmul(const A& a, const B& b, tf32_t) {
+  auto v = matmul(a, b);
+  v.tf32 = true;
+  return v;
+}
+
 }  // namespace streamdsl

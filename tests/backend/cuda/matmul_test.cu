@@ -24,6 +24,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -415,4 +416,58 @@ TEST_CASE("a matmul and a reduction of its product share the run's workspace", "
     INFO("sum " << got << ", reference " << ref << ", bound " << bound);
     REQUIRE(std::fabs(got - ref) <= bound);
   }
+}
+
+namespace {
+constexpr auto tf32_product = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("n2");
+  auto a = p.input<float>("a", m, k);
+  auto b = p.input<float>("b", k, n);
+  auto c = p.output<float>("c", m, n);
+  c = sd::matmul(a, b, sd::tf32);
+});
+}  // namespace
+
+TEST_CASE("sd::tf32: float operands rounded to TF32 on the tensor cores", "[cuda][matmul]") {
+  // Operands with 20 significant bits, so that TF32's rounding (to 11) shows;
+  // a short inner dimension, so that it is not averaged away.
+  const dims d{512, 64, 512};
+  std::vector<float> a(d.m * d.k), b(d.k * d.n);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    a[i] = 1.0f + static_cast<float>((i * 2654435761u) % 1048576) * 0x1p-20f;
+  for (std::size_t i = 0; i < b.size(); ++i)
+    b[i] = 1.0f - static_cast<float>((i * 40503u) % 1048576) * 0x1p-21f;
+  device_buffer<float> da(a), db(b), dc(d.m * d.n);
+  sd::cuda_executor ex;
+  ex.run(tf32_product, sd::bind("a", da.cget(), d.m, d.k), sd::bind("b", db.cget(), d.k, d.n),
+         sd::bind("c", dc.get(), d.m, d.n));
+  const auto got = dc.download();
+  // Each operand rounded to TF32: relative error at most 2^-11 (round to
+  // nearest, 10 stored bits), a product's at most 2^-10 + 2^-22; the sums
+  // in float add (k + 2) 2^-24 of the magnitude.
+  const double tf32_u = 0x1p-11, float_u = 0x1p-24;
+  double worst = 0;  // the largest error relative to the magnitude: TF32's, not float's
+  for (std::size_t i = 0; i < d.m; i += 7)
+    for (std::size_t j = 0; j < d.n; j += 5) {
+      double ref = 0, mag = 0;
+      for (std::size_t q = 0; q < d.k; ++q) {
+        const double t = static_cast<double>(a[i * d.k + q]) * b[q * d.n + j];
+        ref += t;
+        mag += std::fabs(t);
+      }
+      const double err = std::fabs(got[i * d.n + j] - ref);
+      const double bound =
+          (2 * tf32_u + tf32_u * tf32_u) * mag + static_cast<double>(d.k + 2) * float_u * mag;
+      INFO("c[" << i << "][" << j << "] = " << got[i * d.n + j] << ", reference " << ref << ", bound "
+                << bound);
+      REQUIRE(err <= bound);
+      worst = std::max(worst, err / mag);
+    }
+  // Full float over 64 terms stays near 2^-21 of the magnitude; TF32's
+  // rounding gives about 2^-12 / sqrt(64) = 2^-15: an error past 2^-18 means
+  // the operands were rounded, i.e. the TF32 path ran.
+  INFO("largest error relative to the magnitude: " << worst);
+  CHECK(worst > 0x1p-18);
 }

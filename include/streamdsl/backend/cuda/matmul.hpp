@@ -17,7 +17,8 @@
 // usual swap, and every cuBLASLt algorithm takes column-major operands;
 // CUBLASLT_ORDER_ROW layouts would rule out many of them.
 //
-// Types (ir::matmul_stores): float (CUBLAS_COMPUTE_32F: full float, no TF32),
+// Types (ir::matmul_stores): float (CUBLAS_COMPUTE_32F: full float; with
+// sd::tf32, CUBLAS_COMPUTE_32F_FAST_TF32),
 // double (CUBLAS_COMPUTE_64F), __half and __nv_bfloat16 multiplied and added
 // in float (CUBLAS_COMPUTE_32F), stored in their type or in float. alpha = 1
 // and beta = 0 in the scale type, host pointers: c is written, never read
@@ -169,7 +170,7 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   const auto& bc = plan.ir.buffers[static_cast<std::size_t>(c)];
   const auto& da = plan.ir.domains[static_cast<std::size_t>(ba.domain)];
   const auto& db = plan.ir.domains[static_cast<std::size_t>(bb.domain)];
-  const bool ta = (s.transposed & ir::transpose_a) != 0, tb = (s.transposed & ir::transpose_b) != 0;
+  const bool ta = (s.matmul_mode & ir::transpose_a) != 0, tb = (s.matmul_mode & ir::transpose_b) != 0;
   auto extent = [&](std::int32_t d) { return extents[static_cast<std::size_t>(d)]; };
   matmul_shape shape;
   shape.m = extent(ta ? da.inner : da.outer);
@@ -208,7 +209,11 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
     if (status != CUBLAS_STATUS_SUCCESS) lt_prepare_failed(plan, stmt, call, status, shape);
   };
   cublasLtMatmulDesc_t op = nullptr;
-  lt(cublasLtMatmulDescCreate(&op, mm->wide_scale ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
+  const bool tf32 = (s.matmul_mode & ir::matmul_tf32) != 0;  // sd::tf32: float operands only
+  lt(cublasLtMatmulDescCreate(&op,
+                              mm->wide_scale ? CUBLAS_COMPUTE_64F
+                              : tf32         ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                             : CUBLAS_COMPUTE_32F,
                               mm->wide_scale ? CUDA_R_64F : CUDA_R_32F),
      "cublasLtMatmulDescCreate");
   mm->op.reset(op);

@@ -94,8 +94,8 @@ inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings
   const auto& db =
       plan.ir.domains[static_cast<std::size_t>(plan.ir.buffers[static_cast<std::size_t>(b)].domain)];
   host_matmul mm;
-  mm.ta = (s.transposed & ir::transpose_a) != 0;
-  mm.tb = (s.transposed & ir::transpose_b) != 0;
+  mm.ta = (s.matmul_mode & ir::transpose_a) != 0;
+  mm.tb = (s.matmul_mode & ir::transpose_b) != 0;
   mm.m = extent(mm.ta ? da.inner : da.outer);
   mm.k = extent(mm.ta ? da.outer : da.inner);
   mm.n = extent(mm.tb ? db.outer : db.inner);
