@@ -398,7 +398,7 @@ def main():
     if any(n.startswith("bm_matmul_") for n in rows):
         print()
         matmul_table(rows)
-    if any(n.startswith("bm_7b_") for n in rows):
+    if any(n.startswith(("bm_7b_", "bm_7_")) for n in rows):
         print()
         matmul_concurrency_table(rows)
 
