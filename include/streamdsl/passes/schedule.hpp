@@ -19,6 +19,7 @@
 #include "placement.hpp"
 #include "races.hpp"
 #include "redundant_waits.hpp"
+#include "row_groups.hpp"
 #include "sync_insertion.hpp"
 
 namespace streamdsl::passes {
@@ -46,6 +47,7 @@ constexpr plan_model schedule(ir::program p, options o) {
     parts = join_launches(ir::view_of(m.ir), static_cast<passes::kernel_partition&&>(parts), &m);
   plan_memory(m, parts);
   lower_to_ops(m, parts);
+  if (o.fusion && o.placement != placement_policy::as_written) join_row_groups(m);
   m.intern_notes();
   return m;
 }
@@ -68,6 +70,7 @@ constexpr plan_sizes bounds_of(const ir::program& p, options o) {
   if (o.fusion && o.join_launches) z = passes::join_launches_bound(z);
   z = passes::plan_memory_bound(z);
   z = passes::lower_to_ops_bound(z);
+  // join_row_groups adds nothing: it marks ops (plan_op::group).
   return notes_bound(z);
 }
 
