@@ -159,6 +159,68 @@ TEST_CASE("row groups: what splits a group", "[passes][row_groups]") {
   CHECK(groups(whole.plan()) == "SK");
 }
 
+TEST_CASE("row groups: a matrix temp read only inside the rows is recomputed, never stored",
+          "[passes][row_groups]") {
+  constexpr auto with_temp = sd::program([](sd::builder& p) {
+    auto rows = p.domain("rows");
+    auto cols = p.domain("cols");
+    auto x = p.input<float>("x", rows, cols);
+    auto y = p.output<float>("y", rows, cols);
+    auto m = p.temp<float>("m", rows);
+    auto e = p.temp<float>("e", rows, cols);
+    auto s = p.temp<float>("s", rows);
+    m = sd::max(x, cols);
+    e = sd::exp(x - m);
+    s = sd::sum(e, cols);
+    y = e / s;
+  });
+  CHECK(groups(with_temp.plan()) == "[SSK]");
+  const std::string text = with_temp.to_string().c_str();
+  INFO(text);
+  CHECK(text.find("s = sd::sum(exp(x - m), cols)") != std::string::npos);
+  CHECK(text.find("recomputed in each of its readers") != std::string::npos);
+  CHECK(with_temp.plan().slot_count() == 2);  // m and s; no matrix slot
+
+  // Read after the rows (a whole-buffer sum): stored as written.
+  constexpr auto read_after = sd::program([](sd::builder& p) {
+    auto rows = p.domain("rows");
+    auto cols = p.domain("cols");
+    auto x = p.input<float>("x", rows, cols);
+    auto y = p.output<float>("y", rows, cols);
+    auto all = p.output<float>("all", sd::scalar);
+    auto m = p.temp<float>("m", rows);
+    auto e = p.temp<float>("e", rows, cols);
+    auto s = p.temp<float>("s", rows);
+    m = sd::max(x, cols);
+    e = sd::exp(x - m);
+    s = sd::sum(e, cols);
+    y = e / s;
+    all = sd::sum(e);
+  });
+  const std::string kept = read_after.to_string().c_str();
+  INFO(kept);
+  CHECK(kept.find("e = exp(x - m);") != std::string::npos);
+
+  // What the temp's expression reads is written in between: stored.
+  constexpr auto overwritten = sd::program([](sd::builder& p) {
+    auto rows = p.domain("rows");
+    auto cols = p.domain("cols");
+    auto x = p.inout<float>("x", rows, cols);
+    auto y = p.output<float>("y", rows, cols);
+    auto m = p.temp<float>("m", rows);
+    auto e = p.temp<float>("e", rows, cols);
+    auto s = p.temp<float>("s", rows);
+    m = sd::max(x, cols);
+    e = sd::exp(x - m);
+    x = x * 2;
+    s = sd::sum(e, cols);
+    y = e / s;
+  });
+  const std::string stored = overwritten.to_string().c_str();
+  INFO(stored);
+  CHECK(stored.find("e = exp(x - m);") != std::string::npos);
+}
+
 TEST_CASE("row groups: the host executor runs a group's ops in turn", "[passes][row_groups]") {
   constexpr std::size_t R = 3, C = 5;
   float x[R * C], y[R * C];

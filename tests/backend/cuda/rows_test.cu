@@ -596,3 +596,40 @@ TEST_CASE("a softmax row group over rows longer than a block's vectors", "[cuda]
     check_relative(dnorm.download(), hnorm, 1e-4);
   }
 }
+
+namespace {
+
+// The softmax with its exponential in a matrix temp: recomputed inside the
+// group (passes/row_groups.hpp, inline_row_temps), never stored.
+constexpr auto softmax_temp = sd::program([](sd::builder& p) {
+  auto rows = p.domain("rows");
+  auto cols = p.domain("cols");
+  auto x = p.input<float>("x", rows, cols);
+  auto y = p.output<float>("y", rows, cols);
+  auto m = p.temp<float>("m", rows);
+  auto e = p.temp<float>("e", rows, cols);
+  auto s = p.temp<float>("s", rows);
+  m = sd::max(x, cols);
+  e = sd::exp(x - m);
+  s = sd::sum(e, cols);
+  y = e / s;
+});
+static_assert(sd::cuda_detail::group_count(softmax_temp.plan()) == 1);
+static_assert(softmax_temp.plan().slot_count() == 2);  // m and s
+
+}  // namespace
+
+TEST_CASE("a softmax whose exponential is a matrix temp runs as one group", "[cuda][rows][sanitize]") {
+  for (const auto sh : shapes) {
+    INFO("rows " << sh.rows << ", cols " << sh.cols);
+    const std::size_t R = sh.rows, C = sh.cols;
+    const auto x = data(R * C, 15);
+    std::vector<float> hy(R * C);
+    sd::host_executor hx;
+    hx.run(softmax_temp, sd::bind("x", x.data(), R, C), sd::bind("y", hy.data(), R, C));
+    device_buffer<float> dx(x), dy(R * C);
+    sd::cuda_executor ex;
+    ex.run(softmax_temp, sd::bind("x", dx.cget(), R, C), sd::bind("y", dy.get(), R, C));
+    check_relative(dy.download(), hy, 1e-5);
+  }
+}
