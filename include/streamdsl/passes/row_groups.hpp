@@ -139,6 +139,10 @@ constexpr void inline_row_temps(plan_model& m) {
         fits[t] = false;
         continue;
       }
+      if (s.kind == ir::stmt_kind::step && ir::info(s.code).form != ir::step_form::reduction) {
+        fits[t] = false;  // a copy, scan, matmul or call: no expression to rewrite
+        continue;
+      }
       int loads = 0;
       if (!fuse_into_steps_detail::loads_whole(p, s.root, t, loads)) fits[t] = false;
       if (s.kind == ir::stmt_kind::step) {
