@@ -576,7 +576,8 @@ TEST_CASE("a row group runs every reduction and its kernels as the host does", "
 }
 
 TEST_CASE("a softmax row group over rows longer than a block's vectors", "[cuda][rows]") {
-  // 4 x 4096 x 4 columns per row and a tail: every loop of the group kernel.
+  // C columns: rows off 16 bytes, the scalar loop; C - 5 (20480): 16-byte
+  // loads, the four-vector loop once and the one-vector loop once per thread.
   const shape sh{3, 4 * 1024 * 4 + 4 * 1024 + 5};
   const std::size_t R = sh.rows, C = sh.cols;
   for (const std::size_t cols : {C, C - 5}) {
