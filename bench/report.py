@@ -254,7 +254,9 @@ def row_softmax_table(rows, torch_path=None):
     for label, name, ours in (("raw CUDA, 1 block per SM", "bm_softmax_raw/1", False),
                               ("raw CUDA, 2 blocks per SM", "bm_softmax_raw/2", False),
                               ("streamdsl run()", "bm_softmax_streamdsl/0", True),
-                              ("streamdsl graph", "bm_softmax_streamdsl/1", True)):
+                              ("streamdsl graph", "bm_softmax_streamdsl/1", True),
+                              ("streamdsl run(), ops apart (no_fusion)", "bm_softmax_streamdsl_apart/0", False),
+                              ("streamdsl graph, ops apart (no_fusion)", "bm_softmax_streamdsl_apart/1", False)):
         r = rows.get(name)
         if r is None:
             print(f"| {label} | missing | | | | MISSING |")

@@ -39,7 +39,10 @@ constexpr double bound_bytes = 3.0 * softmax_n * sizeof(float);
 // softmax(x) along each row = exp(x - max) / sum exp(x - max), as the user
 // writes it (examples/row_softmax): the exponential is written twice and
 // recomputed, so no matrix temp is stored.
-constexpr auto row_softmax = sd::program([](sd::builder& p) {
+// The three ops are one row group (passes/row_groups.hpp): one kernel, a
+// block per row (backend/cuda/row_group.cuh); under sd::no_fusion they stay
+// apart: two row reduction kernels and the division's kernel.
+constexpr auto softmax_body = [](sd::builder& p) {
   auto rows = p.domain("rows");
   auto cols = p.domain("cols");
   auto x = p.input<float>("x", rows, cols);
@@ -49,9 +52,13 @@ constexpr auto row_softmax = sd::program([](sd::builder& p) {
   top = sd::max(x, cols);
   total = sd::sum(sd::exp(x - top), cols);
   y = sd::exp(x - top) / total;
-});
-static_assert(row_softmax.plan().step_count() == 2);    // max and sum along cols: row kernels
-static_assert(row_softmax.plan().kernel_count() == 1);  // the division, fused with its exp
+};
+constexpr auto row_softmax = sd::program(softmax_body);
+constexpr auto row_softmax_apart = sd::program<sd::no_fusion>(softmax_body);
+static_assert(row_softmax.plan().step_count() == 2);                   // max and sum along cols
+static_assert(row_softmax.plan().kernel_count() == 1);                 // the division, fused with its exp
+static_assert(sd::cuda_detail::group_count(row_softmax.plan()) == 1);  // all three: one row group
+static_assert(sd::cuda_detail::group_count(row_softmax_apart.plan()) == 0);
 
 // Values in [-2, 2.25]: multiples of 1/4 (no overflow in exp).
 __global__ void fill(float* x, long long n, int salt) {
@@ -192,6 +199,7 @@ BENCHMARK(bm_softmax_raw)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMil
 
 // ---------------------------------------------------------------- streamdsl
 // Arg 0: run(); 1: a captured graph replayed.
+template <const auto& Program>
 void bm_softmax_streamdsl(benchmark::State& state) {
   const bool graph_replay = state.range(0) != 0;
   matrix m;
@@ -199,15 +207,27 @@ void bm_softmax_streamdsl(benchmark::State& state) {
   const sd::binding b[] = {sd::bind("x", static_cast<const float*>(m.x.ptr), softmax_rows, softmax_cols),
                            sd::bind("y", m.y.ptr, softmax_rows, softmax_cols)};
   if (graph_replay) {
-    auto graph = sd::capture_bound(ex, row_softmax, sd::binding_list(b, 2));
+    auto graph = sd::capture_bound(ex, Program, sd::binding_list(b, 2));
     time_on(state, nullptr, bound_bytes, [&] { graph.launch(); });
   } else {
-    time_on(state, nullptr, bound_bytes, [&] { ex.run_bound(row_softmax, sd::binding_list(b, 2)); });
+    time_on(state, nullptr, bound_bytes, [&] { ex.run_bound(Program, sd::binding_list(b, 2)); });
   }
   check(cudaDeviceSynchronize(), "sync");
   if (!matches_raw(m)) state.SkipWithError("softmax differs from the raw kernel's");
 }
-BENCHMARK(bm_softmax_streamdsl)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+// The row group (one kernel), and the same ops apart (three kernels).
+BENCHMARK_TEMPLATE(bm_softmax_streamdsl, row_softmax)
+    ->Name("bm_softmax_streamdsl")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(bm_softmax_streamdsl, row_softmax_apart)
+    ->Name("bm_softmax_streamdsl_apart")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -19,6 +19,7 @@
 #include "placement.hpp"
 #include "races.hpp"
 #include "redundant_waits.hpp"
+#include "row_groups.hpp"
 #include "sync_insertion.hpp"
 
 namespace streamdsl::passes {
@@ -38,7 +39,10 @@ constexpr plan_model schedule(ir::program p, options o) {
   } else if (o.sync == sync_policy::automatic) {
     insert_syncs(m.ir);
   }
-  if (o.fusion && o.placement != placement_policy::as_written) fuse_into_steps(m);
+  if (o.fusion && o.placement != placement_policy::as_written) {
+    fuse_into_steps(m);
+    inline_row_temps(m);
+  }
   place_work(m, o);
   remove_redundant_waits(m);
   auto parts = fuse_runs(ir::view_of(m.ir), o.fusion);
@@ -46,6 +50,7 @@ constexpr plan_model schedule(ir::program p, options o) {
     parts = join_launches(ir::view_of(m.ir), static_cast<passes::kernel_partition&&>(parts), &m);
   plan_memory(m, parts);
   lower_to_ops(m, parts);
+  if (o.fusion && o.placement != placement_policy::as_written) join_row_groups(m);
   m.intern_notes();
   return m;
 }
@@ -61,13 +66,17 @@ constexpr plan_sizes bounds_of(const ir::program& p, options o) {
   auto z = sizes_of(p);
   z = passes::lower_wait_stream_bound(z, p);
   if (o.sync == sync_policy::automatic) z = passes::insert_syncs_bound(z, p);
-  if (o.fusion && o.placement != placement_policy::as_written) z = passes::fuse_into_steps_bound(z, p);
+  if (o.fusion && o.placement != placement_policy::as_written) {
+    z = passes::fuse_into_steps_bound(z, p);
+    z = passes::inline_row_temps_bound(z, p);
+  }
   z = passes::place_work_bound(z);
   z = passes::remove_redundant_waits_bound(z);
   z = passes::fuse_runs_bound(z, p);
   if (o.fusion && o.join_launches) z = passes::join_launches_bound(z);
   z = passes::plan_memory_bound(z);
   z = passes::lower_to_ops_bound(z);
+  // join_row_groups adds nothing: it marks ops (plan_op::group).
   return notes_bound(z);
 }
 

@@ -32,6 +32,9 @@ struct plan_op {
   std::int32_t event = -1;      // record, wait: the IR event (-1 for entry and exit edges)
   std::int32_t waits_for = -1;  // wait: index of the record op it waits for
   std::int32_t stmt = -1;       // step, record, wait: the statement it comes from (-1 for entry/exit)
+  // A row group (passes/row_groups.hpp): on its first op the number of ops
+  // it joins (2 or more), 0 on its later ops; 1 on an op not in a group.
+  std::int32_t group = 1;
 };
 
 struct kernel_info {

@@ -95,19 +95,30 @@ namespace detail {
     for (const auto& op : p.ops) any = any || op.stream == s;
     if (!any) continue;
     t << "stream " << v.stream_name(s) << ":\n";
+    std::size_t group_end = 0;  // past the last op of the row group being shown
     for (std::size_t i = 0; i < p.ops.size(); ++i) {
       const auto& op = p.ops[i];
       if (op.stream != s) continue;
-      t.indent(4);
-      if (op.kind == op_kind::kernel)
-        detail::render_launch(p, op.kernel, t);
-      else if (op.kind == op_kind::step) {
+      if (op.group > 1) {  // passes/row_groups.hpp: one kernel on the GPU
+        group_end = i + static_cast<std::size_t>(op.group);
+        t.indent(4) << "row group of " << op.group
+                    << " ops (one kernel on the GPU: a block per row, the ops in turn over it) {\n";
+      }
+      const int indent = i < group_end ? 6 : 4;
+      t.indent(indent);
+      if (op.kind == op_kind::kernel) {
+        if (i < group_end)
+          detail::render_kernel(p, op.kernel, t, indent);
+        else
+          detail::render_launch(p, op.kernel, t);
+      } else if (op.kind == op_kind::step) {
         ir::render_statement(v, v.stmts[op.stmt], t);
         t << ';';
       } else {
         detail::render_sync(p, op, numbers[i], t);
       }
       t << '\n';
+      if (i + 1 == group_end) t.indent(4) << "}\n";
     }
   }
   t << "buffers:\n";

@@ -429,3 +429,208 @@ TEST_CASE("a row softmax captured into a graph and replayed", "[cuda][rows][grap
     check_relative(dnorm.download(), hnorm, 1e-4);
   }
 }
+
+// --- row groups (passes/row_groups.hpp): one kernel per group -------------------------
+
+// Both streams' shares are row groups: one kernel each.
+static_assert(sd::cuda_detail::group_count(softmax_layernorm.plan()) == 2);
+
+namespace {
+
+// Every reduction a group takes, a kernel over the rows between them and a
+// kernel over the matrix after them, with ints, a column read inside a
+// reduction and a row read in the last pass.
+constexpr auto grouped_body = [](sd::builder& p) {
+  auto rows = p.domain("rows");
+  auto cols = p.domain("cols");
+  auto x = p.input<float>("x", rows, cols);
+  auto k = p.input<std::int32_t>("k", rows, cols);
+  auto col = p.input<float>("col", rows);
+  auto row = p.input<float>("row", cols);
+  auto lo = p.output<float>("lo", rows);
+  auto hi = p.output<float>("hi", rows);
+  auto at = p.output<std::int64_t>("at", rows);
+  auto kat = p.output<std::int64_t>("kat", rows);
+  auto ksum = p.output<std::int64_t>("ksum", rows);
+  auto span = p.output<float>("span", rows);
+  auto s = p.output<float>("s", rows);
+  auto mean = p.output<float>("mean", rows);
+  auto norm = p.output<float>("norm", rows);
+  auto y = p.output<float>("y", rows, cols);
+  auto ky = p.output<std::int32_t>("ky", rows, cols);
+  lo = sd::min(x, cols);
+  hi = sd::max(x, cols);
+  at = sd::argmax(x, cols);
+  kat = sd::argmax(k, cols);
+  ksum = sd::sum(k, cols);
+  span = hi - lo + 1;  // over the rows
+  s = sd::sum((x - lo) * col, cols);
+  mean = sd::mean(x / span, cols);
+  norm = sd::norm(x - mean, cols);
+  y = (x - lo) / span * row + s - norm;
+  ky = k * 2 + 1;
+};
+constexpr auto grouped = sd::program(grouped_body);
+constexpr auto apart = sd::program<sd::no_fusion>(grouped_body);
+static_assert(sd::cuda_detail::group_count(grouped.plan()) == 1);
+static_assert(sd::cuda_detail::group_count(apart.plan()) == 0);
+
+struct grouped_out {
+  std::vector<float> lo, hi, span, s, mean, norm, y;
+  std::vector<std::int64_t> at, kat, ksum;
+  std::vector<std::int32_t> ky;
+  explicit grouped_out(shape sh)
+      : lo(sh.rows),
+        hi(sh.rows),
+        span(sh.rows),
+        s(sh.rows),
+        mean(sh.rows),
+        norm(sh.rows),
+        y(sh.rows * sh.cols),
+        at(sh.rows, -7),
+        kat(sh.rows, -7),
+        ksum(sh.rows),
+        ky(sh.rows * sh.cols) {}
+};
+
+// Runs `prog` on the host or the GPU; `offset` binds the matrices that many
+// elements into their allocations (off 16 bytes: the scalar paths).
+template <class Program>
+grouped_out run_grouped(const Program& prog, bool gpu, shape sh, std::size_t offset,
+                        const std::vector<float>& x, const std::vector<std::int32_t>& k,
+                        const std::vector<float>& col, const std::vector<float>& row) {
+  const std::size_t R = sh.rows, C = sh.cols;
+  grouped_out o(sh);
+  if (!gpu) {
+    sd::host_executor hx;
+    hx.run(prog, sd::bind("x", x.data(), R, C), sd::bind("k", k.data(), R, C), sd::bind("col", col.data(), R),
+           sd::bind("row", row.data(), C), sd::bind("lo", o.lo.data(), R), sd::bind("hi", o.hi.data(), R),
+           sd::bind("at", o.at.data(), R), sd::bind("kat", o.kat.data(), R),
+           sd::bind("ksum", o.ksum.data(), R), sd::bind("span", o.span.data(), R),
+           sd::bind("s", o.s.data(), R), sd::bind("mean", o.mean.data(), R),
+           sd::bind("norm", o.norm.data(), R), sd::bind("y", o.y.data(), R, C),
+           sd::bind("ky", o.ky.data(), R, C));
+    return o;
+  }
+  std::vector<float> xo(offset, 0.0f);
+  xo.insert(xo.end(), x.begin(), x.end());
+  std::vector<std::int32_t> ko(offset, 0);
+  ko.insert(ko.end(), k.begin(), k.end());
+  device_buffer<float> dx(xo), dcol(col), drow(row), dlo(R), dhi(R), dspan(R), ds(R), dmean(R), dnorm(R),
+      dy(R * C + offset);
+  device_buffer<std::int32_t> dk(ko), dky(R * C + offset);
+  device_buffer<std::int64_t> dat(R), dkat(R), dksum(R);
+  sd::cuda_executor ex;
+  for (int round = 0; round < 2; ++round)  // the second run takes the prepared run
+    ex.run(prog, sd::bind("x", dx.cget() + offset, R, C), sd::bind("k", dk.cget() + offset, R, C),
+           sd::bind("col", dcol.cget(), R), sd::bind("row", drow.cget(), C), sd::bind("lo", dlo.get(), R),
+           sd::bind("hi", dhi.get(), R), sd::bind("at", dat.get(), R), sd::bind("kat", dkat.get(), R),
+           sd::bind("ksum", dksum.get(), R), sd::bind("span", dspan.get(), R), sd::bind("s", ds.get(), R),
+           sd::bind("mean", dmean.get(), R), sd::bind("norm", dnorm.get(), R),
+           sd::bind("y", dy.get() + offset, R, C), sd::bind("ky", dky.get() + offset, R, C));
+  o.lo = dlo.download();
+  o.hi = dhi.download();
+  o.at = dat.download();
+  o.kat = dkat.download();
+  o.ksum = dksum.download();
+  o.span = dspan.download();
+  o.s = ds.download();
+  o.mean = dmean.download();
+  o.norm = dnorm.download();
+  auto y = dy.download();
+  o.y.assign(y.begin() + static_cast<std::ptrdiff_t>(offset), y.end());
+  auto ky = dky.download();
+  o.ky.assign(ky.begin() + static_cast<std::ptrdiff_t>(offset), ky.end());
+  return o;
+}
+
+void check_grouped(const grouped_out& g, const grouped_out& h) {
+  CHECK(g.lo == h.lo);  // min, max, argmax and integer sums exactly
+  CHECK(g.hi == h.hi);
+  CHECK(g.at == h.at);
+  CHECK(g.kat == h.kat);
+  CHECK(g.ksum == h.ksum);
+  CHECK(g.span == h.span);
+  CHECK(g.ky == h.ky);
+  // Float sums in another order (rows_test's bound above, relative).
+  check_relative(g.s, h.s, 1e-5);
+  check_relative(g.mean, h.mean, 1e-5);
+  check_relative(g.norm, h.norm, 1e-5);
+  check_relative(g.y, h.y, 1e-4);
+}
+
+}  // namespace
+
+TEST_CASE("a row group runs every reduction and its kernels as the host does", "[cuda][rows][sanitize]") {
+  for (const auto sh : shapes)
+    for (const std::size_t offset : {0, 1}) {
+      INFO("rows " << sh.rows << ", cols " << sh.cols << ", offset " << offset);
+      const auto x = data(sh.rows * sh.cols, 11), col = data(sh.rows, 12), row = data(sh.cols, 13);
+      std::vector<std::int32_t> k(sh.rows * sh.cols);
+      for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::int32_t>((i * 7919) % 97) - 48;
+      const auto host = run_grouped(grouped, false, sh, 0, x, k, col, row);
+      check_grouped(run_grouped(grouped, true, sh, offset, x, k, col, row), host);
+      // The same ops apart (sd::no_fusion): the row kernels, not a group.
+      check_grouped(run_grouped(apart, true, sh, offset, x, k, col, row), host);
+    }
+}
+
+TEST_CASE("a softmax row group over rows longer than a block's vectors", "[cuda][rows]") {
+  // C columns: rows off 16 bytes, the scalar loop; C - 5 (20480): 16-byte
+  // loads, the four-vector loop once and the one-vector loop once per thread.
+  const shape sh{3, 4 * 1024 * 4 + 4 * 1024 + 5};
+  const std::size_t R = sh.rows, C = sh.cols;
+  for (const std::size_t cols : {C, C - 5}) {
+    INFO("cols " << cols);
+    const auto x = data(R * cols, 14), gamma = data(cols, 7), beta = data(cols, 8);
+    std::vector<float> hsoft(R * cols), hnorm(R * cols);
+    sd::host_executor hx;
+    hx.run(softmax_layernorm, sd::bind("x", x.data(), R, cols), sd::bind("gamma", gamma.data(), cols),
+           sd::bind("beta", beta.data(), cols), sd::bind("soft", hsoft.data(), R, cols),
+           sd::bind("norm", hnorm.data(), R, cols));
+    device_buffer<float> dx(x), dgamma(gamma), dbeta(beta), dsoft(R * cols), dnorm(R * cols);
+    sd::cuda_executor ex;
+    ex.run(softmax_layernorm, sd::bind("x", dx.cget(), R, cols), sd::bind("gamma", dgamma.cget(), cols),
+           sd::bind("beta", dbeta.cget(), cols), sd::bind("soft", dsoft.get(), R, cols),
+           sd::bind("norm", dnorm.get(), R, cols));
+    check_relative(dsoft.download(), hsoft, 1e-5);
+    check_relative(dnorm.download(), hnorm, 1e-4);
+  }
+}
+
+namespace {
+
+// The softmax with its exponential in a matrix temp: recomputed inside the
+// group (passes/row_groups.hpp, inline_row_temps), never stored.
+constexpr auto softmax_temp = sd::program([](sd::builder& p) {
+  auto rows = p.domain("rows");
+  auto cols = p.domain("cols");
+  auto x = p.input<float>("x", rows, cols);
+  auto y = p.output<float>("y", rows, cols);
+  auto m = p.temp<float>("m", rows);
+  auto e = p.temp<float>("e", rows, cols);
+  auto s = p.temp<float>("s", rows);
+  m = sd::max(x, cols);
+  e = sd::exp(x - m);
+  s = sd::sum(e, cols);
+  y = e / s;
+});
+static_assert(sd::cuda_detail::group_count(softmax_temp.plan()) == 1);
+static_assert(softmax_temp.plan().slot_count() == 2);  // m and s
+
+}  // namespace
+
+TEST_CASE("a softmax whose exponential is a matrix temp runs as one group", "[cuda][rows][sanitize]") {
+  for (const auto sh : shapes) {
+    INFO("rows " << sh.rows << ", cols " << sh.cols);
+    const std::size_t R = sh.rows, C = sh.cols;
+    const auto x = data(R * C, 15);
+    std::vector<float> hy(R * C);
+    sd::host_executor hx;
+    hx.run(softmax_temp, sd::bind("x", x.data(), R, C), sd::bind("y", hy.data(), R, C));
+    device_buffer<float> dx(x), dy(R * C);
+    sd::cuda_executor ex;
+    ex.run(softmax_temp, sd::bind("x", dx.cget(), R, C), sd::bind("y", dy.get(), R, C));
+    check_relative(dy.download(), hy, 1e-5);
+  }
+}

@@ -454,6 +454,7 @@ class cuda_executor {
 
     cudaStream_t main_;
     long long max_blocks_ = 0;
+    long long sm_count_ = 0;  // a row group's grid (row_group.cuh)
     struct user_stream {
       detail::owned_string slot;
       cudaStream_t stream = nullptr;
@@ -486,6 +487,7 @@ void cuda_executor::issue(const prepared_run&, cudaStream_t, const issue_options
   (void)cuda_detail::launchers<Program>;
   if constexpr (cuda_detail::has_reduce_steps(Program::plan())) (void)cuda_detail::step_fns<Program>;
   if constexpr (cuda_detail::has_matmul_steps(Program::plan())) (void)cuda_detail::matmul_prepare<Program>;
+  if constexpr (cuda_detail::group_count(Program::plan()) > 0) (void)cuda_detail::group_fns<Program>;
 }
 #else
 inline cuda_executor::cuda_executor(cudaStream_t main) : main_(main) {
@@ -497,6 +499,10 @@ inline cuda_executor::cuda_executor(cudaStream_t main) : main_(main) {
   // A full grid (one step per thread) streams at memcpy bandwidth; a grid
   // capped near the SM count does not (bench/tuning.cu).
   max_blocks_ = max_grid;
+  int sms = 0;
+  cuda_detail::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                     "cudaDeviceGetAttribute");
+  sm_count_ = sms;
   device_ = device;
 }
 
@@ -585,7 +591,7 @@ template <class Program>
 void cuda_executor::lay_out_reduce_storage() {
   constexpr auto& fns = cuda_detail::step_fns<Program>;
   cuda_detail::launch_context ctx{cache_.ptrs.data(), cache_.params.data(), cache_.extents.data(),
-                                  max_blocks_};
+                                  max_blocks_, sm_count_};
   std::size_t end = cache_.workspace_bytes;
   for (std::size_t j = 0; j < cache_.steps.size(); ++j) {
     if (fns[j] == nullptr) continue;
@@ -742,14 +748,26 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
           ready.slot_offsets[static_cast<std::size_t>(plan.storage[static_cast<std::size_t>(b)])];
     ptrs = ptrs_.data();
   }
-  cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_};
+  cuda_detail::launch_context ctx{ptrs, ready.params.data(), ready.extents.data(), max_blocks_, sm_count_};
   constexpr auto& launchers = cuda_detail::launchers<Program>;
-  [[maybe_unused]] std::size_t next_step = 0;  // used when the plan has steps
+  [[maybe_unused]] std::size_t next_step = 0;   // used when the plan has steps
+  [[maybe_unused]] std::size_t next_group = 0;  // used when the plan has row groups
   for (std::size_t i = 0; i < plan.ops.size(); ++i) {
     const auto& op = plan.ops[i];
     cudaStream_t s = slot_streams_[static_cast<std::size_t>(op.stream)];
     cudaError_t status = cudaSuccess;
     const char* call = "";
+    if constexpr (cuda_detail::group_count(plan) > 0) {
+      if (op.group > 1) {  // a row group (passes/row_groups.hpp): its ops as one kernel
+        status = cuda_detail::group_fns<Program>[next_group++](ctx, s);
+        if (status != cudaSuccess)
+          cuda_detail::check(status, "a row group's kernel launch", cuda_detail::describe_op(plan, i).view());
+        for (std::size_t g = i; g < i + static_cast<std::size_t>(op.group); ++g)
+          next_step += plan.ops[g].kind == op_kind::step;
+        i += static_cast<std::size_t>(op.group) - 1;
+        continue;
+      }
+    }
     switch (op.kind) {
       case op_kind::kernel:
 #if defined(STREAMDSL_NVTX)

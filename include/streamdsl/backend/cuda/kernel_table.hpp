@@ -23,6 +23,7 @@ struct launch_context {
   const unsigned long long* param_bits = nullptr;  // per plan param
   const long long* extents = nullptr;              // per domain
   long long max_blocks = 0;                        // grid cap (the device's limit)
+  long long sm_count = 0;                          // the device's SMs (a row group's grid; 0: unknown)
 };
 
 using launch_fn = cudaError_t (*)(const launch_context&, cudaStream_t);

@@ -330,3 +330,6 @@ struct reduce_step {
 };
 
 }  // namespace streamdsl::cuda_detail
+
+// Row groups use reductions.cuh's operators and stores.
+#include "row_group.cuh"

@@ -147,4 +147,35 @@ constexpr prepare_matmul_fn make_matmul_prepare() {
 template <class Program>
 inline constexpr prepare_matmul_fn matmul_prepare = make_matmul_prepare<Program>();
 
+// Row groups (passes/row_groups.hpp): the plan's groups in op order, each
+// launched as one kernel by row_group.cuh (which reductions.cuh includes: a
+// group has a reduction).
+using group_fn = cudaError_t (*)(const launch_context& ctx, cudaStream_t stream);
+
+constexpr std::size_t group_count(const plan_view& p) {
+  std::size_t n = 0;
+  for (const auto& op : p.ops) n += op.group > 1;
+  return n;
+}
+
+// The first op of group g.
+constexpr std::size_t group_op(const plan_view& p, std::size_t g) {
+  for (std::size_t i = 0; i < p.ops.size(); ++i)
+    if (p.ops[i].group > 1 && g-- == 0) return i;
+  return 0;
+}
+
+// Defined by row_group.cuh.
+template <class Program, std::size_t G>
+struct group_fn_of;
+
+template <class Program, std::size_t... G>
+constexpr detail::fixed_array<group_fn, sizeof...(G)> make_group_fns(std::index_sequence<G...>) {
+  return {group_fn_of<Program, G>::value...};
+}
+
+template <class Program>
+inline constexpr auto group_fns =
+    make_group_fns<Program>(std::make_index_sequence<group_count(Program::plan())>{});
+
 }  // namespace streamdsl::cuda_detail
