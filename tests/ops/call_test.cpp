@@ -136,6 +136,10 @@ TEST_CASE("a call's binding problems are reported before anything runs", "[call]
   const auto as_buffer =
       message(sd::bind_call("scale", runs), sd::bind_call("bump", runs), sd::bind_call("y", runs));
   CHECK(as_buffer.find("'y' is bound more than once") != std::string::npos);
+  const auto misspelt =
+      message(sd::bind_call("scale", runs), sd::bind_call("bump", runs), sd::bind("scal", x));
+  CHECK(misspelt.find("unknown name 'scal': the program has no buffer or param called that (it binds 'x', "
+                      "'y'; its calls, bound with sd::bind_call: 'scale', 'bump')") != std::string::npos);
   CHECK(!ran);
   CHECK(y == std::vector<float>{-1, -1});
 }

@@ -116,7 +116,7 @@ inline std::int32_t param_id(const plan_view& plan, detail::string_view name) {
 }
 
 // The names a caller can bind, for the "unknown name" message (a family
-// once, by its name).
+// once, by its name; the calls last).
 [[gnu::cold]] inline text& append_bindable_names(text& out, const plan_view& plan) {
   bool any = false;
   for (std::size_t b = 0; b < plan.ir.buffers.size(); ++b) {
@@ -134,7 +134,12 @@ inline std::int32_t param_id(const plan_view& plan, detail::string_view name) {
     out << (any ? ", " : "") << quote{plan.ir.name(p.name)};
     any = true;
   }
-  return any ? out : out << "none";
+  if (!any) out << "none";
+  // A misspelt call would otherwise look like a missing buffer.
+  for (std::size_t k = 0; k < plan.ir.calls.size(); ++k)
+    out << (k ? ", " : "; its calls, bound with sd::bind_call: ")
+        << quote{plan.ir.call_name(static_cast<std::int32_t>(k))};
+  return out;
 }
 
 class problem_list {
