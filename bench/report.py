@@ -359,6 +359,29 @@ def matmul_concurrency_table(rows):
         print(f"| {label} | {ms(x)} | {ratio(x, b2b)} | {ratio(x, own) if own else ''} |")
 
 
+def offload_matmul_table(rows):
+    """Workload 6 with matmul layers (bench/offload_matmul.cu): the share of
+    the transfer time hidden behind the layers' matmuls."""
+    def t(name):
+        r = rows.get(name)
+        return None if r is None or r["error"] or r["seconds"] <= 0 else r["seconds"]
+
+    compute, serial = t("w6_matmul/compute_only"), t("w6_matmul/serial")
+    print("| 6: 4 bf16 matmul layers, 3 activations of 128 MB offloaded and prefetched | time "
+          "| transfer time hidden (goal >= 90%) |")
+    print("|---|---|---|")
+    for label, name in (("compute only (no copies)", "w6_matmul/compute_only"),
+                        ("copies on main (serial)", "w6_matmul/serial"),
+                        ("streamdsl, copies on offload/prefetch streams", "w6_matmul/streamdsl"),
+                        ("raw cuBLASLt + cudaMemcpyAsync, same schedule", "w6_matmul/raw")):
+        x = t(name)
+        hidden = ""
+        if x is not None and compute is not None and serial is not None and serial > compute \
+                and name not in ("w6_matmul/compute_only", "w6_matmul/serial"):
+            hidden = f"{(serial - x) / (serial - compute) * 100:.1f}%"
+        print(f"| {label} | {'missing or wrong' if x is None else f'{x*1e3:.3f} ms'} | {hidden} |")
+
+
 def main():
     rows, ctx = {}, {}
     torch_path = None
@@ -403,6 +426,9 @@ def main():
     if any(n.startswith(("bm_7b_", "bm_7_")) for n in rows):
         print()
         matmul_concurrency_table(rows)
+    if any(n.startswith("w6_matmul/") for n in rows):
+        print()
+        offload_matmul_table(rows)
 
 
 if __name__ == "__main__":

@@ -103,6 +103,11 @@ if [ "${1:-}" != "--no-bench" ]; then
     --benchmark_out="$out/bench_matmul_concurrency.json" --benchmark_out_format=json \
     >"$out/bench_matmul_concurrency.log" 2>&1 \
     && status+=("matmul concurrency benchmark: ran") || status+=("matmul concurrency benchmark: FAILED")
+  # Workload 6 with matmul layers (issue 14): activations offloaded and prefetched behind matmuls.
+  "$build/bench/bench_offload_matmul" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench_offload_matmul.json" --benchmark_out_format=json \
+    >"$out/bench_offload_matmul.log" 2>&1 \
+    && status+=("offload matmul benchmark: ran") || status+=("offload matmul benchmark: FAILED")
   # Workload 9's row softmax (issue 13) against a hand-written one and the
   # memcpy bound; PyTorch's softmax and torch.compile on this GPU beside it.
   "$build/bench/bench_row_softmax" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
@@ -119,7 +124,7 @@ if [ "${1:-}" != "--no-bench" ]; then
   fi
   python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" "$out/bench_adam.json" \
     "$out/bench_width.json" "$out/bench_reductions.json" "$out/bench_calls.json" "$out/bench_matmul.json" \
-    "$out/bench_matmul_concurrency.json" "$out/torch_adam.json" "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" | tee "$out/table.md"
+    "$out/bench_matmul_concurrency.json" "$out/bench_offload_matmul.json" "$out/torch_adam.json" "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" | tee "$out/table.md"
 fi
 
 echo
