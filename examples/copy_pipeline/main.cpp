@@ -5,8 +5,15 @@
 // GPU chunk i's chain runs while chunk i+1 comes in and chunk i-1 goes out.
 // Prints the plan, runs it on the GPU (example_copy_pipeline_gpu, host buffers
 // pinned) or on the CPU (plainly and in stress mode), and checks the results.
+//
+//   example_copy_pipeline_gpu --trace pipeline.json --floats-per-chunk 1048576
+//
+// writes the plain run's timeline as Chrome-trace JSON (open it in
+// ui.perfetto.dev or chrome://tracing; scripts/trace_to_png.py draws it).
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "../common/host_buffers.hpp"
@@ -54,16 +61,40 @@ float reference(float x) {
   return v - 0.25f;
 }
 
+// The run's timeline into `path` as Chrome-trace JSON.
+bool write_trace(const char* path, const sd::timeline& t) {
+  std::FILE* f = std::fopen(path, "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "cannot write %s\n", path);
+    return false;
+  }
+  const auto json = sd::chrome_trace(t);
+  const bool written = std::fwrite(json.view().data(), 1, json.size(), f) == json.size();
+  return std::fclose(f) == 0 && written;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const char* trace_path = nullptr;
+  std::size_t per_chunk = 4096;  // floats per chunk
+  for (int a = 1; a < argc; ++a) {
+    if (std::strcmp(argv[a], "--trace") == 0 && a + 1 < argc) {
+      trace_path = argv[++a];
+    } else if (std::strcmp(argv[a], "--floats-per-chunk") == 0 && a + 1 < argc) {
+      per_chunk = std::strtoull(argv[++a], nullptr, 10);
+    } else {
+      std::fprintf(stderr, "usage: %s [--trace FILE.json] [--floats-per-chunk N]\n", argv[0]);
+      return 2;
+    }
+  }
 #if defined(__CUDACC__)
   std::printf("== copy pipeline (nvcc build) ==\n%s", pipeline.to_string().c_str());
 #else
   std::printf("== copy pipeline ==\n%s", pipeline.to_string().c_str());
 #endif
 
-  constexpr std::size_t n = std::size_t{chunks} * 4096;
+  const std::size_t n = std::size_t{chunks} * per_chunk;
   example::host_array<float> h_in(n), h_out(n);
   for (std::size_t i = 0; i < n; ++i) h_in[i] = static_cast<float>(i % 1000) * 0.25f - 100.0f;
 
@@ -74,8 +105,15 @@ int main() {
   for (const bool stressed : {false, true}) {
     if (stressed && example::gpu_present()) break;  // stress mode is the host executor's
     for (std::size_t i = 0; i < n; ++i) h_out[i] = -1.0f;
+    sd::timeline timing;  // recorded for the plain run when --trace is given
     const char* where =
-        example::run_in_place(pipeline, bindings, {"h_in", "h_out"}, stressed ? &stress : nullptr);
+        example::run_in_place(pipeline, bindings, {"h_in", "h_out"}, stressed ? &stress : nullptr,
+                              trace_path != nullptr && !stressed ? &timing : nullptr);
+    if (trace_path != nullptr && !stressed) {
+      if (!write_trace(trace_path, timing)) return 1;
+      std::printf("\nwrote the run's timeline to %s (%zu slices, %.1f us)\n", trace_path,
+                  timing.slices().size(), static_cast<double>(timing.run_ns()) / 1000);
+    }
     std::size_t mismatches = 0;
     double worst = 0;
     for (std::size_t i = 0; i < n; ++i) {

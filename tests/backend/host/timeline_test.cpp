@@ -4,8 +4,11 @@
 // copies on h2d and d2h that run while main computes.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <streamdsl/backend/host/host_executor.hpp>
+#include <utility>
 #include <vector>
 
 #include "../timeline_pipeline.hpp"
@@ -113,4 +116,31 @@ TEST_CASE("a timeline names reductions and calls by the plan's text, quotes esca
   const auto trace = trace_json::read_trace(json.str());
   REQUIRE(trace.slices.size() == 2);
   CHECK(trace.slices[1].name == R"j(p.call("negate", sd::reads(x), sd::writes(y)))j");
+}
+
+TEST_CASE("the timeline example of docs/timeline.md runs and writes a trace", "[host][timeline][docs]") {
+  constexpr std::size_t n = std::size_t{chunks} * 1024;
+  pipeline_data data(n);
+  const auto& in = data.in;
+  auto& out = data.out;
+  {
+    // SNIPPET: timeline
+    sd::host_executor ex;  // or sd::cuda_executor: the same option
+    sd::timeline t;
+    ex.run(pipeline, sd::bind("h_in", std::as_const(in)), sd::bind("h_out", out), sd::record_timeline(t));
+    for (const sd::timeline_slice& s : t.slices())
+      std::printf("%-4s %-6s %9.1f us %8.1f us  %s\n", t.streams()[s.stream].c_str(), s.kind.data(),
+                  static_cast<double>(s.start_ns) / 1000, static_cast<double>(s.duration_ns) / 1000,
+                  s.name.c_str());
+    std::ofstream file("pipeline.json");
+    sd::write_chrome_trace(file, t);  // or: file << sd::chrome_trace(t);
+    // END SNIPPET
+  }
+  CHECK(data.matches());
+  std::ifstream back("pipeline.json");
+  std::stringstream json;
+  json << back.rdbuf();
+  const auto trace = trace_json::read_trace(json.str());
+  CHECK(trace.slices.size() == 3 * chunks);
+  CHECK(trace.lanes.size() == 3);
 }
