@@ -1,45 +1,21 @@
 #pragma once
-// The copy/compute pipeline of examples/copy_pipeline, shared by the host and
-// GPU timeline tests: each chunk copied in on stream h2d, computed on main,
-// copied out on d2h (sd::automatic orders each
-// chunk's three steps), as in examples/copy_pipeline, and the checks of its trace's structure that hold on
-// both executors.
+// The copy/compute pipeline of examples/copy_pipeline (each chunk copied in on
+// stream h2d, computed on main, copied out on d2h), as the host and GPU
+// timeline tests run it, and the checks of its trace that hold on both
+// executors.
 #include <catch2/catch.hpp>
-#include <set>
 #include <sstream>
 #include <streamdsl/streamdsl.hpp>
 #include <string>
 
+#include "../../examples/copy_pipeline/pipeline.hpp"
 #include "trace_json.hpp"
 
 namespace timeline_test {
 
-constexpr int chunks = 8;
-
-// The compute of each chunk: one fused kernel (lighter than the example's
-// 8-op chain, so that the host test's copies are not dwarfed by its kernels).
-template <class X>
-constexpr auto compute(const X& x) {
-  return x * 1.0001f + 0.5f;
-}
-
-constexpr auto pipeline = sd::program<sd::automatic>([](sd::builder& p) {
-  auto h_in = p.input<float, sd::pinned>("h_in");
-  auto h_out = p.output<float, sd::pinned>("h_out");
-  auto d_in = p.temp<float>("d_in");
-  auto d_out = p.temp<float>("d_out");
-  auto h2d = p.stream("h2d");
-  auto d2h = p.stream("d2h");
-  for (int i = 0; i < chunks; ++i) {
-    sd::with_stream(h2d, [&] { sd::copy(d_in.chunk(i, chunks), h_in.chunk(i, chunks)); });
-    d_out.chunk(i, chunks) = compute(d_in.chunk(i, chunks));
-    sd::with_stream(d2h, [&] { sd::copy(h_out.chunk(i, chunks), d_out.chunk(i, chunks)); });
-  }
-});
-static_assert(pipeline.plan().step_count() == 2 * chunks);
-static_assert(pipeline.plan().kernel_count("main") == chunks);
-
-inline float reference(float x) { return compute(x); }
+using copy_pipeline::chunks;
+using copy_pipeline::pipeline;
+using copy_pipeline::reference;
 
 // The trace of one run of `pipeline` over `n` floats, read back from its
 // JSON, with the checks that hold on any executor: a lane per stream named
@@ -82,7 +58,7 @@ inline trace_json::trace check_pipeline_trace(const sd::timeline& t, std::size_t
   // The first chunk's copy, named as the plan prints it.
   bool named = false;
   for (const auto& s : trace.slices)
-    named = named || s.name == "sd::copy(d_in.chunk(0, 8), h_in.chunk(0, 8))";
+    named = named || s.name == "sd::copy(d_in.chunk(0, 16), h_in.chunk(0, 16))";
   CHECK(named);
   // A stream runs its ops in order: its slices do not overlap (slices come in
   // op order, which is each stream's issue order).

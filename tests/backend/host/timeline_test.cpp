@@ -41,7 +41,7 @@ TEST_CASE("a timeline of the copy pipeline has a lane per stream and copies over
   // before the other's kernel, so a run may show no overlap; across runs an
   // executor that runs streams concurrently shows it, one that ran them one
   // after the other never would.
-  constexpr std::size_t n = std::size_t{chunks} * (1u << 19);  // 2 MB chunks
+  constexpr std::size_t n = std::size_t{chunks} * (1u << 17);  // 512 KB chunks
   pipeline_data data(n);
   sd::host_options options;
   options.kernel_helpers = 0;  // each kernel on main's thread alone: the copies' threads have the other cores
