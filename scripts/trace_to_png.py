@@ -12,6 +12,7 @@ only this script does: the library, its tests and CI do not.
 """
 import argparse
 import json
+import re
 import sys
 
 
@@ -43,6 +44,18 @@ def read_trace(path):
     lanes = [(t, names.get(t, "lane %d" % t)) for t in tids]
     other = doc.get("otherData", {}) if isinstance(doc, dict) else {}
     return lanes, slices, other
+
+
+def short_label(s):
+    """A kernel by its number ("k3: y = ..." -> "k3"), a copy by its chunk (its lane says where it
+    goes: "sd::copy(d_in.chunk(3, 16), h_in.chunk(3, 16))" -> "chunk 3") or its source and
+    destination, other ops by their text."""
+    if s["kind"] == "kernel":
+        return s["name"].split(":")[0]
+    m = re.match(r"sd::copy\((\w+)(?:\.chunk\((\d+), \d+\))?, (\w+)", s["name"])
+    if s["kind"] == "copy" and m:
+        return "chunk " + m.group(2) if m.group(2) else "%s>%s" % (m.group(3), m.group(1))
+    return s["name"]
 
 
 def main(argv):
@@ -80,11 +93,12 @@ def main(argv):
         start, width = s["ts"] / scale, max(s["dur"] / scale, end / scale * 2e-3)  # at least ~3 pixels
         ax.broken_barh([(start, width)], (y - 0.35, 0.7), facecolors=palette.get(s["kind"], "#999999"),
                        edgecolors="white", linewidth=0.5)
-        # A kernel by its number ("k3: y = ..." -> "k3"), other ops by their text, where it fits.
-        label = s["name"].split(":")[0] if s["kind"] == "kernel" else s["name"]
-        if width > end / scale * 0.04:
-            ax.text(start + width / 2, y, label[:40], ha="center", va="center", fontsize=6, color="white",
-                    clip_on=True)
+        # As many characters of its short label as the bar holds (about 7.5 pixels each at 6 points).
+        fits = int(width / (end / scale) * args.width_inches * 0.9 * 150 / 7.5)
+        label = short_label(s)
+        if fits >= 2:
+            ax.text(start + width / 2, y, label if len(label) <= fits else label[:fits - 1] + "~", ha="center",
+                    va="center", fontsize=6, color="white", clip_on=True)
     ax.set_yticks(range(len(lanes)))
     ax.set_yticklabels([name for _, name in reversed(lanes)])
     ax.set_xlim(0, end / scale * 1.01)
