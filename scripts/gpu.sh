@@ -65,6 +65,15 @@ for ex in "$build"/examples/example_*; do
   [ -x "$ex" ] || continue
   if "$ex" >"$out/$(basename "$ex").log" 2>&1; then status+=("$(basename "$ex"): ran"); else status+=("$(basename "$ex"): FAILED"); fi
 done
+# The copy pipeline's timeline on the GPU (docs/timeline.md), 4 MiB chunks:
+# scripts/trace_to_png.py draws it (where matplotlib is) as docs/images/copy_pipeline_timeline.png.
+if [ -x "$build/examples/example_copy_pipeline_gpu" ] &&
+  "$build/examples/example_copy_pipeline_gpu" --trace "$out/copy_pipeline_timeline.json" --floats-per-chunk 1048576 \
+    >"$out/copy_pipeline_timeline.log" 2>&1; then
+  status+=("copy pipeline timeline: $out/copy_pipeline_timeline.json")
+else
+  status+=("copy pipeline timeline: FAILED (see copy_pipeline_timeline.log)")
+fi
 
 if [ "${1:-}" != "--no-bench" ]; then
   echo "== kernel tuning =="

@@ -76,10 +76,12 @@ class host_array {
 };
 
 // Runs `program` once on the GPU when one is present, else on the host
-// executor (in stress mode when `stress` is set). Returns where it ran.
+// executor (in stress mode when `stress` is set), recording its timeline into
+// `timing` when given. Returns where it ran.
 template <class Program>
 const char* run_in_place(const Program& program, std::span<const sd::binding> bindings,
-                         std::initializer_list<const char*> host_side, const sd::stress* stress = nullptr) {
+                         std::initializer_list<const char*> host_side, const sd::stress* stress = nullptr,
+                         sd::timeline* timing = nullptr) {
 #if defined(__CUDACC__)
   if (gpu_present()) {
     auto stays = [&](const sd::binding& b) {
@@ -101,7 +103,11 @@ const char* run_in_place(const Program& program, std::span<const sd::binding> bi
       device.push_back(sd::binding::buffer(b.name(), b.type(), staged[i], b.size(), b.read_only()));
     }
     sd::cuda_executor executor;
-    executor.run_bound(program, device);
+    if (timing != nullptr) {
+      executor.run_bound(program, device, sd::record_timeline(*timing));
+    } else {
+      executor.run_bound(program, device);
+    }
     sd::cuda_detail::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     for (std::size_t i = 0; i < bindings.size(); ++i) {
       if (staged[i] == nullptr) continue;
@@ -119,7 +125,8 @@ const char* run_in_place(const Program& program, std::span<const sd::binding> bi
   sd::host_options options;
   if (stress != nullptr) options.stress_mode = *stress;
   sd::host_executor executor(options);
-  executor.run(program.plan(), bindings);
+  executor.run(program.plan(), bindings,
+               timing != nullptr ? sd::record_timeline(*timing) : sd::timeline_request{});
   return stress != nullptr ? "the CPU (sd::host_executor, stress mode)" : "the CPU (sd::host_executor)";
 }
 

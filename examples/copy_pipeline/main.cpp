@@ -5,65 +5,60 @@
 // GPU chunk i's chain runs while chunk i+1 comes in and chunk i-1 goes out.
 // Prints the plan, runs it on the GPU (example_copy_pipeline_gpu, host buffers
 // pinned) or on the CPU (plainly and in stress mode), and checks the results.
+//
+//   example_copy_pipeline_gpu --trace pipeline.json --floats-per-chunk 1048576
+//
+// writes the plain run's timeline as Chrome-trace JSON (open it in
+// ui.perfetto.dev or chrome://tracing; scripts/trace_to_png.py draws it).
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "../common/host_buffers.hpp"
+#include "pipeline.hpp"
 
 namespace {
 
-constexpr int chunks = 16;
+using copy_pipeline::chunks;
+using copy_pipeline::pipeline;
+using copy_pipeline::reference;
 
-// The 8-op chain of the bench's chain workload (bench/workloads.cu, K = 8),
-// written as one expression: per chunk it is one kernel that reads the chunk
-// once and writes it once. (Written as 8 statements through chunked temps it
-// would be the same kernel: a temp used chunk by chunk, each chunk inside one
-// kernel, lives in registers.)
-template <class X>
-constexpr auto chain8(const X& x) {
-  auto v = x * 1.0001f;
-  for (int k = 1; k < 7; ++k) v = k % 2 == 1 ? v + 0.5f : v * 0.999f;
-  return v - 0.25f;
-}
-
-// h_in and h_out live in pinned host memory (cudaMallocHost on the GPU; any
-// memory on the host executor); the copies move the chunks across.
-constexpr auto pipeline = sd::program<sd::automatic>([](sd::builder& p) {
-  auto h_in = p.input<float, sd::pinned>("h_in");
-  auto h_out = p.output<float, sd::pinned>("h_out");
-  auto d_in = p.temp<float>("d_in");
-  auto d_out = p.temp<float>("d_out");
-  auto h2d = p.stream("h2d");
-  auto d2h = p.stream("d2h");
-  for (int i = 0; i < chunks; ++i) {
-    sd::with_stream(h2d, [&] { sd::copy(d_in.chunk(i, chunks), h_in.chunk(i, chunks)); });
-    d_out.chunk(i, chunks) = chain8(d_in.chunk(i, chunks));  // one fused kernel per chunk, on main
-    sd::with_stream(d2h, [&] { sd::copy(h_out.chunk(i, chunks), d_out.chunk(i, chunks)); });
+// The run's timeline into `path` as Chrome-trace JSON.
+bool write_trace(const char* path, const sd::timeline& t) {
+  std::FILE* f = std::fopen(path, "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "cannot write %s\n", path);
+    return false;
   }
-});
-
-// Each chunk: a copy in, one fused kernel, a copy out.
-static_assert(pipeline.plan().step_count() == 2 * chunks);
-static_assert(pipeline.plan().kernel_count("main") == chunks);
-static_assert(pipeline.plan().slot_count() == 2);  // d_in and d_out
-
-float reference(float x) {
-  float v = x * 1.0001f;
-  for (int k = 1; k < 7; ++k) v = k % 2 == 1 ? v + 0.5f : v * 0.999f;
-  return v - 0.25f;
+  const auto json = sd::chrome_trace(t);
+  const bool written = std::fwrite(json.view().data(), 1, json.size(), f) == json.size();
+  return std::fclose(f) == 0 && written;
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const char* trace_path = nullptr;
+  std::size_t per_chunk = 4096;  // floats per chunk
+  for (int a = 1; a < argc; ++a) {
+    if (std::strcmp(argv[a], "--trace") == 0 && a + 1 < argc) {
+      trace_path = argv[++a];
+    } else if (std::strcmp(argv[a], "--floats-per-chunk") == 0 && a + 1 < argc) {
+      per_chunk = std::strtoull(argv[++a], nullptr, 10);
+    } else {
+      std::fprintf(stderr, "usage: %s [--trace FILE.json] [--floats-per-chunk N]\n", argv[0]);
+      return 2;
+    }
+  }
 #if defined(__CUDACC__)
   std::printf("== copy pipeline (nvcc build) ==\n%s", pipeline.to_string().c_str());
 #else
   std::printf("== copy pipeline ==\n%s", pipeline.to_string().c_str());
 #endif
 
-  constexpr std::size_t n = std::size_t{chunks} * 4096;
+  const std::size_t n = std::size_t{chunks} * per_chunk;
   example::host_array<float> h_in(n), h_out(n);
   for (std::size_t i = 0; i < n; ++i) h_in[i] = static_cast<float>(i % 1000) * 0.25f - 100.0f;
 
@@ -74,8 +69,15 @@ int main() {
   for (const bool stressed : {false, true}) {
     if (stressed && example::gpu_present()) break;  // stress mode is the host executor's
     for (std::size_t i = 0; i < n; ++i) h_out[i] = -1.0f;
+    sd::timeline timing;  // recorded for the plain run when --trace is given
     const char* where =
-        example::run_in_place(pipeline, bindings, {"h_in", "h_out"}, stressed ? &stress : nullptr);
+        example::run_in_place(pipeline, bindings, {"h_in", "h_out"}, stressed ? &stress : nullptr,
+                              trace_path != nullptr && !stressed ? &timing : nullptr);
+    if (trace_path != nullptr && !stressed) {
+      if (!write_trace(trace_path, timing)) return 1;
+      std::printf("\nwrote the run's timeline to %s (%zu slices, %.1f us)\n", trace_path,
+                  timing.slices().size(), static_cast<double>(timing.run_ns()) / 1000);
+    }
     std::size_t mismatches = 0;
     double worst = 0;
     for (std::size_t i = 0; i < n; ++i) {

@@ -3,6 +3,7 @@
 // scopes, scheduled at compile time. Include this one header.
 #include "detail/require_cxx20.hpp"
 #if STREAMDSL_CXX20  // else require_cxx20.hpp has said why
+#include "backend/chrome_trace.hpp"
 #include "dsl/builder.hpp"
 #include "dsl/functions.hpp"
 #include "ops/call.hpp"

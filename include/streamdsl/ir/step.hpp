@@ -40,6 +40,18 @@ enum class step_form : std::uint8_t {
   call,       // the user's own step: any regions read, any written (statement::event: which call)
 };
 
+// "copy", "reduction", ...: what a step is, in timelines (backend/timeline.hpp).
+constexpr detail::string_view name_of(step_form f) {
+  switch (f) {
+    case step_form::copy: return "copy";
+    case step_form::reduction: return "reduction";
+    case step_form::scan: return "scan";
+    case step_form::matmul: return "matmul";
+    case step_form::call: return "call";
+  }
+  return "?";
+}
+
 // The result type of a reduction or scan from its input's type.
 enum class step_result : std::uint8_t {
   none,      // a copy, a matmul (its operands' type: ops/matmul.hpp), a call

@@ -20,7 +20,10 @@
 // workspace per stream slot in the run's workspace. Kernels over chunks get each
 // chunk's pointers offset on the host. run() is asynchronous like any CUDA
 // call on the caller's stream. capture() records the whole program into a CUDA
-// graph replayed with one cudaGraphLaunch.
+// graph replayed with one cudaGraphLaunch. A run given sd::record_timeline(t)
+// records a timing event before and after each kernel, step and row group on
+// its stream, waits for the run's end and reads their times into t
+// (timeline.hpp); a run without it records none.
 //
 // Compile time: nvcc's device pass (cicc, __CUDA_ARCH__ defined) compiles the
 // kernels only, yet parses and instantiates all host code it is given. Of the
@@ -291,8 +294,10 @@ class cuda_executor {
 
   // Issues the program on the main stream; returns once everything is issued.
   // Run options (run_options.hpp) may stand among the bindings:
-  // sd::after(events...), sd::then_record(events...), and one workspace,
-  // sd::workspace_from(allocator) or sd::workspace_in(data, bytes).
+  // sd::after(events...), sd::then_record(events...), one workspace,
+  // sd::workspace_from(allocator) or sd::workspace_in(data, bytes), and
+  // sd::record_timeline(t), with which run() returns once the run has ended
+  // and t holds its timeline.
   template <class Program, class... Args>
     requires requires {
       Program::plan();
@@ -306,11 +311,14 @@ class cuda_executor {
         static_assert(cuda_detail::workspace_option_count<Args...> <= 1,
                       "streamdsl: run() was given two workspaces (sd::workspace_from, sd::workspace_in); the "
                       "temps of a run live in one: pass one of them");
+        static_assert(backend_detail::timeline_request_count<Args...> <= 1,
+                      "streamdsl: run() was given two timelines (sd::record_timeline); a run records one: "
+                      "pass one of them");
         constexpr std::size_t n = cuda_detail::binding_count<Args...>;
         binding list[n > 0 ? n : 1];
         auto options = gather_options();
         cuda_detail::split_arguments(list, options, static_cast<Args&&>(args)...);
-        run_with_options<Program>(binding_list(list, n), options.workspace);
+        run_with_options<Program>(binding_list(list, n), options.workspace, options.timing);
       }
     }
 
@@ -332,9 +340,12 @@ class cuda_executor {
       static_assert(cuda_detail::workspace_option_count<Options...> <= 1,
                     "streamdsl: run() was given two workspaces (sd::workspace_from, sd::workspace_in); the "
                     "temps of a run live in one: pass one of them");
+      static_assert(backend_detail::timeline_request_count<Options...> <= 1,
+                    "streamdsl: run() was given two timelines (sd::record_timeline); a run records one: "
+                    "pass one of them");
       auto gathered = gather_options();
       (gathered.add(options), ...);
-      run_with_options<Program>(bindings, gathered.workspace);
+      run_with_options<Program>(bindings, gathered.workspace, gathered.timing);
     }
 
     // Checks the caller's buffer for a run that needs `bytes` of workspace:
@@ -351,6 +362,9 @@ class cuda_executor {
       unsigned record_flags = 0;
       void* workspace = nullptr;                       // given: neither allocated nor freed here
       const workspace_allocator* allocator = nullptr;  // else from this; null: the executor's pool
+      // Timing events (sd::record_timeline), null when not timed: [0] the run's
+      // start, [1] its end, [2 + 2i] and [3 + 2i] op i's start and end.
+      const cuda_detail::owned_event* timing = nullptr;
     };
 
     // What a run needs, derived from the bindings once: runs that repeat the
@@ -411,7 +425,8 @@ class cuda_executor {
     }
 
     template <class Program>
-    void run_with_options(binding_list bindings, const cuda_detail::workspace_choice& workspace) {
+    void run_with_options(binding_list bindings, const cuda_detail::workspace_choice& workspace,
+                          timeline* timing) {
       constexpr plan_view plan = Program::plan();
       cuda_detail::check_caller_events(waits_, records_);
       const auto& ready = prepare<Program>(bindings);
@@ -424,8 +439,16 @@ class cuda_executor {
       } else if (workspace.from == cuda_detail::workspace_choice::source::allocator) {
         options.allocator = &workspace.allocator;
       }
+      if (timing != nullptr) {
+        prepare_timing_events(plan);
+        options.timing = timing_events_.data();
+      }
       issue<Program>(ready, main_, options);
+      if (timing != nullptr) read_timeline(plan, ready, *timing);
     }
+
+    // Waits for a timed run's end and reads its events' times into `into`.
+    void read_timeline(const plan_view& plan, const prepared_run& ready, timeline& into);
 
     static unsigned long long param_bits(dtype t, const binding& b);
 
@@ -451,6 +474,9 @@ class cuda_executor {
     // One event per record op, reused across runs (a wait captures the event's
     // state when it is issued, so re-recording later is safe).
     void prepare_events(const plan_view& plan);
+    // Timing events for a timed run of `plan` (issue_options::timing), made
+    // at the first timed run that needs them and reused.
+    void prepare_timing_events(const plan_view& plan);
 
     cudaStream_t main_;
     long long max_blocks_ = 0;
@@ -470,6 +496,7 @@ class cuda_executor {
     cuda_detail::owned_matmul_library matmul_library_;  // cuBLASLt's handle (matmul.hpp), when first needed
     detail::dyn_array<cudaStream_t> slot_streams_;      // per slot of the plan prepared last; not owned
     detail::dyn_array<cuda_detail::owned_event> events_;
+    detail::dyn_array<cuda_detail::owned_event> timing_events_;  // none until a run is timed
     const void* streams_key_ = nullptr;
     cudaStream_t streams_main_ = nullptr;
     prepared_run cache_;
@@ -739,6 +766,22 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
         cuda_detail::check(status, "cudaStreamWaitEvent",
                            cuda_detail::describe_caller_event("sd::after", i, options.waits.size()).view());
     }
+  // A timed run (sd::record_timeline): an event before and after each kernel,
+  // step and row group on its stream; the run's start after the caller's
+  // events, its end after the exit edge. Compiled out of a run without options.
+  const cuda_detail::owned_event* timed = nullptr;
+  if constexpr (CallerOptions) timed = options.timing;
+  const auto mark = [&](std::size_t event, cudaStream_t s, std::size_t op) {
+    const cudaError_t status = cudaEventRecord(timed[event].get(), s);
+    if (status != cudaSuccess) {
+      detail::text what;
+      what << "the timeline's event " << (event % 2 == 0 ? "before " : "after ")
+           << cuda_detail::describe_op(plan, op).view();
+      cuda_detail::check(status, "cudaEventRecord", what.view());
+    }
+  };
+  if (timed != nullptr)
+    cuda_detail::check(cudaEventRecord(timed[0].get(), main), "cudaEventRecord", "the timeline's start");
   void* const* ptrs = ready.ptrs.data();
   if (!ready.slot_buffers.empty()) {  // temps in slots point into this run's workspace
     ptrs_.assign(ready.ptrs.begin(), ready.ptrs.end());
@@ -759,15 +802,19 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
     const char* call = "";
     if constexpr (cuda_detail::group_count(plan) > 0) {
       if (op.group > 1) {  // a row group (passes/row_groups.hpp): its ops as one kernel
+        if (timed != nullptr) mark(2 + 2 * i, s, i);
         status = cuda_detail::group_fns<Program>[next_group++](ctx, s);
         if (status != cudaSuccess)
           cuda_detail::check(status, "a row group's kernel launch", cuda_detail::describe_op(plan, i).view());
+        if (timed != nullptr) mark(3 + 2 * i, s, i);
         for (std::size_t g = i; g < i + static_cast<std::size_t>(op.group); ++g)
           next_step += plan.ops[g].kind == op_kind::step;
         i += static_cast<std::size_t>(op.group) - 1;
         continue;
       }
     }
+    const bool timed_op = timed != nullptr && (op.kind == op_kind::kernel || op.kind == op_kind::step);
+    if (timed_op) mark(2 + 2 * i, s, i);
     switch (op.kind) {
       case op_kind::kernel:
 #if defined(STREAMDSL_NVTX)
@@ -830,7 +877,10 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
         break;
     }
     if (status != cudaSuccess) cuda_detail::check(status, call, cuda_detail::describe_op(plan, i).view());
+    if (timed_op) mark(3 + 2 * i, s, i);
   }
+  if (timed != nullptr)
+    cuda_detail::check(cudaEventRecord(timed[1].get(), main), "cudaEventRecord", "the timeline's end");
   joined.issued = true;
   // The caller's events last, after the exit edge: all of the run is before them.
   if constexpr (CallerOptions)
@@ -968,6 +1018,44 @@ inline void cuda_executor::prepare_streams(const plan_view& plan, cudaStream_t m
 
 inline void cuda_executor::prepare_events(const plan_view& plan) {
   while (events_.size() < plan.ops.size()) events_.push_back(cuda_detail::new_event());
+}
+
+inline void cuda_executor::prepare_timing_events(const plan_view& plan) {
+  while (timing_events_.size() < 2 + 2 * plan.ops.size())
+    timing_events_.push_back(cuda_detail::new_timing_event());
+}
+
+inline void cuda_executor::read_timeline(const plan_view& plan, const prepared_run& ready, timeline& into) {
+  cuda_detail::check(cudaEventSynchronize(timing_events_[1].get()), "cudaEventSynchronize",
+                     "the end of a timed run (sd::record_timeline)");
+  // Event times are read as milliseconds from the run's start event (about
+  // half a microsecond of resolution), kept as nanoseconds.
+  const auto since_start = [&](std::size_t event) {
+    float ms = 0;
+    cuda_detail::check(cudaEventElapsedTime(&ms, timing_events_[0].get(), timing_events_[event].get()),
+                       "cudaEventElapsedTime", "a timed run's events (sd::record_timeline)");
+    return static_cast<std::int64_t>(static_cast<double>(ms) * 1e6 + 0.5);
+  };
+  into.begin(plan, "CUDA events (sd::cuda_executor)");
+  std::size_t next_step = 0;  // ready.steps holds the step ops in op order
+  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+    const auto& op = plan.ops[i];
+    if (op.group > 1) {  // one kernel: one slice
+      const auto n = static_cast<std::size_t>(op.group);
+      into.add(plan, i, since_start(2 + 2 * i), since_start(3 + 2 * i), 0, n);
+      for (std::size_t g = i; g < i + n; ++g) next_step += plan.ops[g].kind == op_kind::step;
+      i += n - 1;
+      continue;
+    }
+    if (op.kind != op_kind::kernel && op.kind != op_kind::step) continue;
+    std::size_t bytes = 0;
+    if (op.kind == op_kind::step) {
+      const auto& step = ready.steps[next_step++];
+      if (step.code == ir::step_code::copy) bytes = step.bytes;
+    }
+    into.add(plan, i, since_start(2 + 2 * i), since_start(3 + 2 * i), bytes);
+  }
+  into.end(since_start(1));
 }
 
 inline cudaMemPool_t cuda_executor::workspace_pool() {

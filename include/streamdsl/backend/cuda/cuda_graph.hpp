@@ -9,7 +9,8 @@
 // default stream; the temp workspace is owned by the graph (from cudaMalloc or
 // the caller's allocator), or is the caller's buffer. The caller's events
 // (sd::after, sd::then_record) become external event nodes: each launch waits
-// for their latest record before it and records them at its end.
+// for their latest record before it and records them at its end. A timeline
+// (sd::record_timeline) is not an option of capture: a graph is not timed op by op.
 #include <cuda_runtime.h>
 
 #include "cuda_executor.hpp"
@@ -248,6 +249,11 @@ template <class Program, class... Options>
   requires(cuda_detail::run_option<Options>&&...)
 cuda_graph<Program> capture_bound(cuda_executor& executor, const Program&, binding_list bindings,
                                   Options&&... options) {
+  static_assert(backend_detail::timeline_request_count<Options...> == 0,
+                "streamdsl: sd::capture with sd::record_timeline: a graph's launches replay its ops as one "
+                "unit, which is not timed op by op; record the timeline of a run instead "
+                "(ex.run(prog, ..., sd::record_timeline(t))), or profile the graph's launches with Nsight "
+                "Systems");
   if constexpr (sizeof...(Options) == 0) {
     return cuda_graph<Program>(executor, bindings);
   } else {
@@ -264,6 +270,11 @@ cuda_graph<Program> capture_bound(cuda_executor& executor, const Program&, bindi
 template <class Program, class... Args>
   requires((std::convertible_to<Args, binding> || cuda_detail::run_option<Args>)&&...)
 cuda_graph<Program> capture(cuda_executor& executor, const Program&, Args&&... args) {
+  static_assert(backend_detail::timeline_request_count<Args...> == 0,
+                "streamdsl: sd::capture with sd::record_timeline: a graph's launches replay its ops as one "
+                "unit, which is not timed op by op; record the timeline of a run instead "
+                "(ex.run(prog, ..., sd::record_timeline(t))), or profile the graph's launches with Nsight "
+                "Systems");
   if constexpr (cuda_detail::binding_count<Args...> == sizeof...(Args)) {
     const binding list[sizeof...(Args) > 0 ? sizeof...(Args) : 1] = {binding(static_cast<Args&&>(args))...};
     return cuda_graph<Program>(executor, binding_list(list, sizeof...(Args)));

@@ -82,6 +82,13 @@ inline owned_event new_event() {
   return owned_event(e);
 }
 
+// A new event that records a time (for timelines, backend/timeline.hpp).
+inline owned_event new_timing_event() {
+  cudaEvent_t e = nullptr;
+  check(cudaEventCreateWithFlags(&e, cudaEventDefault), "cudaEventCreateWithFlags");
+  return owned_event(e);
+}
+
 // A stream-ordered memory pool on `device` that keeps what is freed into it
 // (release threshold: all of it) until it is destroyed: a run's workspace is
 // then reused by the next run, as PyTorch's caching allocator reuses blocks,

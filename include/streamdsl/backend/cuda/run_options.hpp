@@ -10,6 +10,8 @@
 //   ex.run(prog, sd::bind("x", x, n), sd::bind("y", y, n),
 //          sd::after(x_ready), sd::then_record(y_done), sd::workspace_from(pool));
 //
+// sd::record_timeline(t) (timeline.hpp) is a run option of run() only.
+//
 // Arguments rather than executor state, because they change per call (an
 // event per step, a buffer per batch), like the arguments of the CUDA calls
 // they stand for; they cost nothing when absent.
@@ -21,6 +23,7 @@
 
 #include "../../detail/dyn_array.hpp"
 #include "../bindings.hpp"
+#include "../timeline.hpp"
 
 namespace streamdsl {
 
@@ -219,7 +222,9 @@ inline constexpr bool is_workspace_option =
 
 // An argument of run() or capture() that is an option, not a binding.
 template <class T>
-concept run_option = is_caller_events<std::remove_cvref_t<T>> || is_workspace_option<std::remove_cvref_t<T>>;
+concept run_option =
+    is_caller_events<std::remove_cvref_t<T>> || is_workspace_option<std::remove_cvref_t<T>> ||
+    backend_detail::is_timeline_request<std::remove_cvref_t<T>>;
 
 template <class... Args>
 inline constexpr std::size_t workspace_option_count =
@@ -233,13 +238,14 @@ struct workspace_choice {
   workspace_buffer buffer;
 };
 
-// Gathers options into the events to wait for and to record, and the
-// workspace; the event lists are the caller's scratch arrays (kept across
+// Gathers options into the events to wait for and to record, the workspace
+// and the timeline to record; the event lists are the caller's scratch arrays (kept across
 // runs: no allocation once they are large enough).
 struct gathered_options {
   detail::dyn_array<cudaEvent_t>& waits;
   detail::dyn_array<cudaEvent_t>& records;
   workspace_choice workspace;
+  timeline* timing = nullptr;
 
   template <caller_event_role Role, std::size_t N>
   void add(const caller_events<Role, N>& e) {
@@ -254,6 +260,7 @@ struct gathered_options {
     workspace.from = workspace_choice::source::buffer;
     workspace.buffer = b;
   }
+  void add(const timeline_request& r) { timing = r.into; }
 };
 
 template <class Program>

@@ -11,6 +11,9 @@
 //
 //   sd::host_executor ex;
 //   ex.run(seed, sd::bind("x", x), sd::bind("y", y), sd::bind("z", z));
+//
+// With sd::record_timeline(t) among the bindings, each stream's thread reads
+// the monotonic clock around each kernel and step (timeline.hpp).
 #include <concepts>
 #include <cstring>
 #include <new>
@@ -21,6 +24,7 @@
 #include "../invoke_call.hpp"
 #include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
+#include "../timeline.hpp"
 #include "../workspace_request.hpp"
 #include "grow_only_buffer.hpp"
 #include "kernel_program.hpp"
@@ -160,30 +164,49 @@ class host_executor {
   explicit host_executor(stress s) : host_executor(host_options{s}) {}
   explicit host_executor(host_options o) : options_(o), team_(o.kernel_helpers) {}
 
-  // Runs a compiled program (sd::program(...)) with sd::bind(...) arguments.
-  template <class Program, class... Bindings>
+  // Runs a compiled program (sd::program(...)) with sd::bind(...) arguments,
+  // and sd::record_timeline(t) among them to time its ops (timeline.hpp).
+  template <class Program, class... Args>
     requires requires {
       Program::plan();
-    } &&(std::convertible_to<Bindings, binding>&&...) void run(const Program&, Bindings&&... bindings) {
+    } &&((std::convertible_to<Args, binding> ||
+          backend_detail::is_timeline_request<std::remove_cvref_t<Args>>)&&...) void run(const Program&,
+                                                                                         Args&&... args) {
       static_assert(
           host_detail::host_can_run(Program::plan()),
           "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
           "when CUDA's headers are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and "
           "add CUDA's include directory); on the host without them use float or double");
-      const binding list[sizeof...(Bindings) > 0 ? sizeof...(Bindings) : 1] = {
-          binding(static_cast<Bindings&&>(bindings))...};
-      run_plan(Program::plan(), binding_list(list, sizeof...(Bindings)), loops_of<Program>(),
-               steps_of<Program>());
+      static_assert(backend_detail::timeline_request_count<Args...> <= 1,
+                    "streamdsl: run() was given two timelines (sd::record_timeline); a run records one: "
+                    "pass one of them");
+      constexpr std::size_t n = sizeof...(Args) - backend_detail::timeline_request_count<Args...>;
+      if constexpr (n == sizeof...(Args)) {
+        const binding list[n > 0 ? n : 1] = {binding(static_cast<Args&&>(args))...};
+        run_plan(Program::plan(), binding_list(list, n), loops_of<Program>(), steps_of<Program>(), nullptr);
+      } else {
+        binding list[n > 0 ? n : 1];
+        timeline* into = nullptr;
+        std::size_t next = 0;
+        const auto one = [&]<class A>(A&& arg) {
+          if constexpr (backend_detail::is_timeline_request<std::remove_cvref_t<A>>)
+            into = arg.into;
+          else
+            list[next++] = binding(static_cast<A&&>(arg));
+        };
+        (one(static_cast<Args&&>(args)), ...);
+        run_plan(Program::plan(), binding_list(list, n), loops_of<Program>(), steps_of<Program>(), into);
+      }
     }
 
     template <class Program>
       requires requires { Program::plan(); }
-    void run(const Program&, binding_list bindings) {
+    void run(const Program&, binding_list bindings, timeline_request timing = {}) {
       static_assert(
           host_detail::host_can_run(Program::plan()),
           "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
           "when CUDA's headers are included");
-      run_plan(Program::plan(), bindings, loops_of<Program>(), steps_of<Program>());
+      run_plan(Program::plan(), bindings, loops_of<Program>(), steps_of<Program>(), timing.into);
     }
 
     // Runs any plan, e.g. one scheduled at run time. Bad bindings throw
@@ -194,8 +217,8 @@ class host_executor {
     // of every op in every type, host_detail::any_loop, and every reduction's code.)
     template <std::convertible_to<plan_view> Plan>
       requires(!requires { Plan::plan(); })
-    void run(const Plan& plan, binding_list bindings) {
-      run_plan(plan, bindings, &host_detail::any_loop<>, host_detail::any_step_support);
+    void run(const Plan& plan, binding_list bindings, timeline_request timing = {}) {
+      run_plan(plan, bindings, &host_detail::any_loop<>, host_detail::any_step_support, timing.into);
     }
 
     const host_options& options() const { return options_; }
@@ -228,7 +251,7 @@ class host_executor {
     }
 
     void run_plan(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops,
-                  host_detail::step_support support) {
+                  host_detail::step_support support, timeline* timing) {
       host_detail::holding serial(run_mutex_);
       host_detail::check_plan(plan);
       host_detail::check_host_types(plan);
@@ -241,7 +264,7 @@ class host_executor {
       auto kernels = compile_kernels(plan, compiler);  // then the steps' programs
       const auto steps = lay_out_steps(plan, {plan, bound, memory, compiler, loops, support.folds, kernels},
                                        support.lay_out, support.multiplies);
-      execute(plan, kernels, steps);
+      execute(plan, kernels, steps, timing);
     }
 
     // Per op: what a step op does (nothing for the other ops). A switch over
@@ -330,7 +353,8 @@ class host_executor {
     using kernel_list = detail::dyn_array<host_detail::kernel_program>;
     using step_list = detail::dyn_array<host_detail::host_step>;
 
-    void execute(const plan_view& plan, const kernel_list& kernels, const step_list& steps) {
+    void execute(const plan_view& plan, const kernel_list& kernels, const step_list& steps,
+                 timeline* timing) {
       detail::dyn_array<detail::dyn_array<std::int32_t>> ops_of(plan.stream_count());
       for (std::size_t i = 0; i < plan.ops.size(); ++i)
         ops_of[static_cast<std::size_t>(plan.ops[i].stream)].push_back(static_cast<std::int32_t>(i));
@@ -340,8 +364,18 @@ class host_executor {
       for (std::size_t s = 1; s < ops_of.size(); ++s) side_streams += !ops_of[s].empty();
       const std::uint64_t run_index = runs_++;
       host_detail::run_board board(plan.ops.size(), side_streams);
+      // Timed: each op's start and end (clock readings), written by its stream's
+      // thread only and read here once every stream is done.
+      std::uint64_t* times = nullptr;
+      std::uint64_t origin = 0;
+      if (timing != nullptr) {
+        timing->begin(plan, "steady clock (sd::host_executor)");
+        op_times_.assign(2 * plan.ops.size(), 0);
+        times = op_times_.data();
+        origin = host_detail::monotonic_ns();
+      }
       detail::dyn_array<stream_task> tasks(
-          ops_of.size(), stream_task{this, &plan, &kernels, &steps, &board, 0, nullptr, run_index});
+          ops_of.size(), stream_task{this, &plan, &kernels, &steps, &board, 0, nullptr, run_index, times});
       std::size_t started = 0;
       try {
         for (std::size_t s = 1; s < ops_of.size(); ++s) {
@@ -355,8 +389,27 @@ class host_executor {
         board.fail(std::current_exception());
         for (; started < side_streams; ++started) board.stream_done();
       }
-      run_stream(plan, kernels, steps, board, 0, ops_of[0], run_index);  // main, on the caller's thread
+      run_stream(plan, kernels, steps, board, 0, ops_of[0], run_index,
+                 times);  // main, on the caller's thread
       board.finish();
+      if (timing != nullptr) record_times(plan, steps, origin, *timing);
+    }
+
+    // The timed ops (kernels and steps) into `timing`, from the run's start.
+    [[gnu::cold]] void record_times(const plan_view& plan, const step_list& steps, std::uint64_t origin,
+                                    timeline& timing) const {
+      std::uint64_t last = origin;
+      for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+        const std::uint64_t start = op_times_[2 * i], end = op_times_[2 * i + 1];
+        last = end > last ? end : last;
+        const auto kind = plan.ops[i].kind;
+        if (kind != op_kind::kernel && kind != op_kind::step) continue;
+        const std::size_t bytes =
+            kind == op_kind::step && ir::info(steps[i].code).form == ir::step_form::copy ? steps[i].bytes : 0;
+        timing.add(plan, i, static_cast<std::int64_t>(start - origin),
+                   static_cast<std::int64_t>(end - origin), bytes);
+      }
+      timing.end(static_cast<std::int64_t>(last - origin));
     }
 
     // What a side stream's pool thread runs.
@@ -369,16 +422,18 @@ class host_executor {
       std::size_t stream;
       const detail::dyn_array<std::int32_t>* ops;
       std::uint64_t run_index;
+      std::uint64_t* times;  // null: not timed
     };
     static void run_side_stream(void* context) {
       const stream_task& t = *static_cast<const stream_task*>(context);
-      t.executor->run_stream(*t.plan, *t.kernels, *t.steps, *t.board, t.stream, *t.ops, t.run_index);
+      t.executor->run_stream(*t.plan, *t.kernels, *t.steps, *t.board, t.stream, *t.ops, t.run_index, t.times);
       t.board->stream_done();
     }
 
     void run_stream(const plan_view& plan, const kernel_list& kernels, const step_list& steps,
                     host_detail::run_board& board, std::size_t stream,
-                    const detail::dyn_array<std::int32_t>& ops, std::uint64_t run_index) {
+                    const detail::dyn_array<std::int32_t>& ops, std::uint64_t run_index,
+                    std::uint64_t* times) {
       std::optional<host_detail::delay_source> delays;
       if (options_.stress_mode) delays.emplace(*options_.stress_mode, run_index, stream);
       host_detail::scratch_buffer& scratch = *scratch_[stream];
@@ -388,6 +443,7 @@ class host_executor {
           if (delays) delays->pause();
           if (host_detail::op_hook* hook = before_op_.get()) hook->before(i);
           const plan_op& op = plan.ops[static_cast<std::size_t>(i)];
+          if (times != nullptr) times[2 * i] = host_detail::monotonic_ns();  // after any stress delay
           switch (op.kind) {
             case op_kind::kernel: {
               // A launch's kernels are independent: any order is one a GPU may
@@ -423,6 +479,7 @@ class host_executor {
               if (!board.wait_for(static_cast<std::size_t>(op.waits_for))) return;
               break;
           }
+          if (times != nullptr) times[2 * i + 1] = host_detail::monotonic_ns();
         }
       } catch (...) {
         board.fail(std::current_exception());
@@ -434,6 +491,7 @@ class host_executor {
     std::uint64_t runs_ = 0;
     host_detail::grow_only_buffer<workspace_slot_alignment> workspace_;  // temps in slots
     host_detail::scratch_buffers scratch_;                               // per stream slot
+    detail::dyn_array<std::uint64_t> op_times_;                          // a timed run's clock readings
     host_detail::op_hook_slot before_op_;                                // test hook: may throw
     // Declared last: their threads stop before the state above goes away.
     host_detail::kernel_team team_;

@@ -24,6 +24,14 @@ constexpr std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// CLOCK_MONOTONIC in nanoseconds: the clock std::chrono::steady_clock reads on
+// Linux, without <chrono> (it costs the executor's includers compile time).
+inline std::uint64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
 // The delays of one stream in one run: a pure function of (seed, run, stream).
 class delay_source {
  public:
@@ -39,24 +47,18 @@ class delay_source {
   void pause() {
     const auto us = next_delay_us();
     if (us == 0) return;
-    const std::uint64_t until = now_ns() + us * 1000;
+    const std::uint64_t until = monotonic_ns() + us * 1000;
     // Short delays spin (a sleep lasts at least the timer slack, ~50 us);
     // yielding keeps other streams running on a machine with few cores.
-    // (POSIX clocks: <chrono> and <thread> cost the executor's includers compile time.)
+    // (nanosleep and sched_yield: <thread> costs the executor's includers compile time.)
     if (us >= 200) {
       const timespec nap{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000 * 1000)};
       nanosleep(&nap, nullptr);
     }
-    while (now_ns() < until) sched_yield();
+    while (monotonic_ns() < until) sched_yield();
   }
 
  private:
-  static std::uint64_t now_ns() {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return static_cast<std::uint64_t>(t.tv_sec) * 1000000000u + static_cast<std::uint64_t>(t.tv_nsec);
-  }
-
   std::uint64_t state_;
   std::uint32_t max_us_;
 };
