@@ -116,11 +116,16 @@ constexpr bool matmul_stores(dtype in, dtype out) {
 }
 
 // Whether a matmul of operands of type `in` into a product of type `out` may
-// carry an epilogue: cuBLASLt's epilogues run for its real types with the
-// bias in the product's type (CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE's default);
-// double is left out until it is measured (docs/concepts.md, "Matmul").
-constexpr bool matmul_epilogue_supported(dtype in, dtype out) {
-  return matmul_stores(in, out) && in != dtype::float64;
+// carry the epilogue `mode` (its ir::matmul_epilogue_bits). cuBLASLt's
+// epilogues run for its real types with the bias in the product's type
+// (CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE's default); double is left out (not
+// measured); GELU only into a 16-bit product: cuBLASLt's GELU computes an
+// approximate tanh (measured on the H200: 1.3e-5 relative error at x = -0.14,
+// docs/concepts.md, "Matmul"), far above float's rounding, below bfloat16's
+// and about __half's.
+constexpr bool matmul_epilogue_supported(dtype in, dtype out, std::uint8_t mode) {
+  if (!matmul_stores(in, out) || in == dtype::float64) return false;
+  return (mode & matmul_gelu_tanh) == 0 || out == dtype::float16 || out == dtype::bfloat16;
 }
 
 // Whether a program's statements (of any list with kind and code) hold a matmul.

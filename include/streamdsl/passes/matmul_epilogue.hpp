@@ -14,8 +14,9 @@
 //     first); s is the load of c;
 //   - every node of it computes in c's type, bias and a param alpha are of
 //     that type, and d is of that type too (no conversion hides in it), and
-//     the operand and product types take an epilogue
-//     (ir::matmul_epilogue_supported);
+//     the operand and product types take the epilogue
+//     (ir::matmul_epilogue_supported: not double, GELU only into __half and
+//     __nv_bfloat16, whose rounding hides cuBLASLt's approximate tanh);
 //   - d is c itself (`h = sd::matmul(x, w); h = relu(h + b);`: the value
 //     between them is never seen), or c is a temp that M writes and W reads,
 //     and nothing else touches;
@@ -167,10 +168,10 @@ constexpr void fold_matmul_epilogues(plan_model& m) {
     const auto& cb = p.buffers[ct];
     const auto in = p.buffers[static_cast<std::size_t>(ops.a)].type;
     if (!ir::is_whole(d) || d.buffer == ops.a || d.buffer == ops.b || db.type != cb.type ||
-        db.domain != cb.domain || !ir::matmul_epilogue_supported(in, cb.type))
+        db.domain != cb.domain)
       continue;
     const auto e = match(p, consumer.root, c);
-    if (e.mode == 0) continue;
+    if (e.mode == 0 || !ir::matmul_epilogue_supported(in, cb.type, e.mode)) continue;
 
     detail::text note;
     note << "epilogue: ";
