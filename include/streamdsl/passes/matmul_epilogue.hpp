@@ -90,8 +90,19 @@ constexpr epilogue match(const ir::program& p, std::int32_t root, std::int32_t c
     }
     return false;
   };
+  // Of binary node `at` (op `code`), the operand that `fits`, either side:
+  // it is taken, and `at` moves to the other operand. False if none fits.
+  const auto take = [&](std::int32_t& at, ir::op code, auto fits, std::int32_t& taken) {
+    const auto& n = node(at);
+    if (n.code != code) return false;
+    const bool second = fits(n.b);
+    if (!second && !fits(n.a)) return false;
+    taken = second ? n.b : n.a;
+    at = second ? n.a : n.b;
+    return true;
+  };
   epilogue e;
-  std::int32_t at = root;
+  std::int32_t at = root, bias_load = -1;
   if (!in_type(at)) return {};
   if (node(at).code == ir::op::relu || node(at).code == ir::op::gelu_tanh) {
     e.mode |= node(at).code == ir::op::relu ? ir::matmul_relu : ir::matmul_gelu_tanh;
@@ -99,21 +110,13 @@ constexpr epilogue match(const ir::program& p, std::int32_t root, std::int32_t c
     if (!in_type(at)) return {};
   }
   if (node(at).code == ir::op::add) {
-    const auto& n = node(at);
-    const bool left = is_bias(n.b), right = !left && is_bias(n.a);
-    if (!left && !right) return {};
+    if (!take(at, ir::op::add, is_bias, bias_load) || !in_type(at)) return {};
     e.mode |= ir::matmul_bias;
-    e.bias = node(left ? n.b : n.a).ref;
-    at = left ? n.a : n.b;
-    if (!in_type(at)) return {};
+    e.bias = node(bias_load).ref;
   }
   if (node(at).code == ir::op::mul) {
-    const auto& n = node(at);
-    const bool left = is_alpha(n.b), right = !left && is_alpha(n.a);
-    if (!left && !right) return {};
+    if (!take(at, ir::op::mul, is_alpha, e.alpha)) return {};
     e.mode |= ir::matmul_alpha;
-    e.alpha = left ? n.b : n.a;
-    at = left ? n.a : n.b;
   }
   if (!is_c(at) || e.mode == 0) return {};
   return e;
