@@ -116,6 +116,24 @@ const dims shapes[] = {{1, 1, 1}, {5, 7, 3}, {17, 33, 9}, {64, 48, 80},  {129, 2
                        {3, 0, 4}, {0, 3, 4}, {4, 3, 0},   {4099, 19, 2}, {2, 2049, 3}};
 
 // Checks `got` (m x n) against the double reference of a and b as stored.
+// Element (i, j) of op(a) op(b) in double (exact for these operands), and
+// the sum of its products' magnitudes.
+struct exact_element {
+  double value = 0, magnitude = 0;
+};
+template <class T>
+exact_element exact_product(const std::vector<T>& a, const std::vector<T>& b, dims d, bool ta, bool tb,
+                            std::size_t i, std::size_t j) {
+  exact_element e;
+  for (std::size_t p = 0; p < d.k; ++p) {
+    const double x = to_double(ta ? a[p * d.m + i] : a[i * d.k + p]);
+    const double y = to_double(tb ? b[j * d.k + p] : b[p * d.n + j]);
+    e.value += x * y;
+    e.magnitude += std::fabs(x * y);
+  }
+  return e;
+}
+
 template <class T, class C>
 void check_against_reference(const std::vector<C>& got, const std::vector<T>& a, const std::vector<T>& b,
                              dims d, bool ta, bool tb, const char* who) {
@@ -124,13 +142,7 @@ void check_against_reference(const std::vector<C>& got, const std::vector<T>& a,
   REQUIRE(got.size() == d.m * d.n);
   for (std::size_t i = 0; i < d.m; ++i)
     for (std::size_t j = 0; j < d.n; ++j) {
-      double ref = 0, mag = 0;
-      for (std::size_t p = 0; p < d.k; ++p) {
-        const double x = to_double(ta ? a[p * d.m + i] : a[i * d.k + p]);
-        const double y = to_double(tb ? b[j * d.k + p] : b[p * d.n + j]);
-        ref += x * y;
-        mag += std::fabs(x * y);
-      }
+      const auto [ref, mag] = exact_product(a, b, d, ta, tb, i, j);
       const double g = to_double(got[i * d.n + j]);
       // (1 + uc): the final rounding is relative to the computed sum, which
       // may exceed |ref| by the first term.
@@ -528,12 +540,7 @@ void check_epilogue(const std::vector<C>& got, const std::vector<T>& a, const st
   REQUIRE(got.size() == d.m * d.n);
   for (std::size_t i = 0; i < d.m; ++i)
     for (std::size_t j = 0; j < d.n; ++j) {
-      double p = 0, mag = 0;
-      for (std::size_t q = 0; q < d.k; ++q) {
-        const double x = to_double(a[i * d.k + q]) * to_double(V == 1 ? b[j * d.k + q] : b[q * d.n + j]);
-        p += x;
-        mag += std::fabs(x);
-      }
+      const auto [p, mag] = exact_product(a, b, d, false, V == 1, i, j);
       const double scale = V == 0 ? alpha : V == 1 ? 0.5 : 1.0;
       const double bj = V == 3 ? 0.0 : to_double(bias[j]);
       const double v = scale * p + bj;
