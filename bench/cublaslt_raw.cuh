@@ -5,6 +5,9 @@
 // an (n, k) by (k, m) product with no transposes. The algorithm is
 // cuBLASLt's first heuristic answer for the workspace given; an SM-count
 // target (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET) leaves SMs to other work.
+// Options: float operands as TF32, and an epilogue (bias, relu, gelu) with
+// its bias vector: one value per column of the row-major c, i.e. per row of
+// cuBLASLt's column-major c^T, which is what its bias vector is.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -25,19 +28,35 @@ struct lt_handle {
   lt_handle(const lt_handle&) = delete;
 };
 
+struct raw_options {
+  int sm_count_target = 0;  // 0: every SM
+  bool tf32 = false;        // float operands on the tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32)
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const void* bias = nullptr;  // n elements of the product's type, for the *_BIAS epilogues
+};
+
 class raw_matmul {
  public:
   // type: the operands' and the product's; 16-bit types multiply in float.
   raw_matmul(cublasLtHandle_t handle, cudaDataType_t type, long long m, long long n, long long k,
-             std::size_t workspace_bytes, int sm_count_target = 0)
+             std::size_t workspace_bytes, raw_options o = {})
       : handle_(handle) {
-    const cublasComputeType_t compute = type == CUDA_R_64F ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
+    const cublasComputeType_t compute = type == CUDA_R_64F ? CUBLAS_COMPUTE_64F
+                                        : o.tf32           ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                           : CUBLAS_COMPUTE_32F;
     const cudaDataType_t scale = type == CUDA_R_64F ? CUDA_R_64F : CUDA_R_32F;
     check_lt(cublasLtMatmulDescCreate(&op_, compute, scale), "cublasLtMatmulDescCreate");
-    if (sm_count_target > 0)
-      check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sm_count_target,
-                                              sizeof sm_count_target),
+    if (o.sm_count_target > 0)
+      check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &o.sm_count_target,
+                                              sizeof o.sm_count_target),
                "SM_COUNT_TARGET");
+    if (o.epilogue != CUBLASLT_EPILOGUE_DEFAULT)
+      check_lt(
+          cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_EPILOGUE, &o.epilogue, sizeof o.epilogue),
+          "EPILOGUE");
+    if (o.bias != nullptr)
+      check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &o.bias, sizeof o.bias),
+               "BIAS_POINTER");
     check_lt(cublasLtMatrixLayoutCreate(&a_, type, n, k, n), "layout b^T");  // cuBLASLt's A: b
     check_lt(cublasLtMatrixLayoutCreate(&b_, type, k, m, k), "layout a^T");  // cuBLASLt's B: a
     check_lt(cublasLtMatrixLayoutCreate(&c_, type, n, m, n), "layout c^T");
@@ -53,6 +72,7 @@ class raw_matmul {
     cublasLtMatmulPreferenceDestroy(pref);
     if (count == 0) throw std::runtime_error("cuBLASLt has no algorithm for this matmul");
     algo_ = found.algo;
+    workspace_needed_ = found.workspaceSize;
     double_ = type == CUDA_R_64F;
   }
   ~raw_matmul() {
@@ -62,6 +82,9 @@ class raw_matmul {
     cublasLtMatmulDescDestroy(op_);
   }
   raw_matmul(const raw_matmul&) = delete;
+
+  // The workspace the chosen algorithm uses (at most the limit given).
+  std::size_t workspace_needed() const { return workspace_needed_; }
 
   void issue(const void* a, const void* b, void* c, void* workspace, std::size_t workspace_bytes,
              cudaStream_t s) const {
@@ -79,6 +102,7 @@ class raw_matmul {
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};
+  std::size_t workspace_needed_ = 0;
   bool double_ = false;
 };
 

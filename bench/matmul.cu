@@ -12,6 +12,13 @@
 // picks, the 16-bit ones agree within a few units in the last place
 // (same_as_raw), and a difference fails the benchmark. Times come from CUDA events (manual
 // time); bench/report.py makes the table.
+//
+// Epilogues (bm_epilogue): relu(a b + bias) with the consumer folded into
+// the matmul (passes/matmul_epilogue.hpp: cuBLASLt's RELU_BIAS), the same
+// program under sd::no_fusion (the matmul, then a kernel reading its product
+// back), and a raw cublasLtMatmul with the RELU_BIAS epilogue, float and
+// __nv_bfloat16. The raw calls are bench/cublaslt_raw.cuh's, the one raw
+// baseline of the matmul benchmarks.
 #include <benchmark/benchmark.h>
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -34,16 +41,12 @@
 #include <vector>
 
 #include "bench_support.cuh"
+#include "cublaslt_raw.cuh"
 
 namespace matmul_bench {
 
 using bench::check;
 using bench::time_on;
-
-void check_lt(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(what) + ": " + cublasLtGetStatusName(s));
-}
 
 // TF32: float operands on the tensor cores (sd::tf32).
 template <class T, bool TF32 = false>
@@ -89,59 +92,19 @@ cudaDataType_t data_type() {
     return CUDA_R_32F;
 }
 
-// A raw cuBLASLt product of row-major n x n matrices, c = a b: computed as
-// c^T = b^T a^T in column-major terms, where each row-major matrix already
-// is its transpose (no op), with the heuristic's best algorithm.
+// The raw baseline (bench/cublaslt_raw.cuh) for row-major n x n matrices,
+// with its own handle and the workspace its algorithm needs under the same
+// limit as streamdsl's.
 template <class T>
-struct raw_matmul {
-  cublasLtHandle_t handle = nullptr;
-  cublasLtMatmulDesc_t op = nullptr;
-  cublasLtMatrixLayout_t layout = nullptr;  // A, B, C and D alike: n x n, ld n
-  cublasLtMatmulAlgo_t algo{};
-  void* workspace = nullptr;
-  std::size_t workspace_bytes = 0;
-
-  explicit raw_matmul(long long n, bool tf32 = false) {
-    check_lt(cublasLtCreate(&handle), "cublasLtCreate");
-    check_lt(
-        cublasLtMatmulDescCreate(&op, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F),
-        "cublasLtMatmulDescCreate");
-    const cublasOperation_t no = CUBLAS_OP_N;
-    check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &no, sizeof no), "transa");
-    check_lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &no, sizeof no), "transb");
-    check_lt(cublasLtMatrixLayoutCreate(&layout, data_type<T>(), static_cast<std::uint64_t>(n),
-                                        static_cast<std::uint64_t>(n), n),
-             "cublasLtMatrixLayoutCreate");
-    cublasLtMatmulPreference_t pref = nullptr;
-    check_lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
-    const std::uint64_t limit = sd::cuda_detail::matmul_workspace_limit;  // the same limit as streamdsl's
-    check_lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &limit,
-                                                  sizeof limit),
-             "workspace limit");
-    cublasLtMatmulHeuristicResult_t result{};
-    int found = 0;
-    check_lt(
-        cublasLtMatmulAlgoGetHeuristic(handle, op, layout, layout, layout, layout, pref, 1, &result, &found),
-        "cublasLtMatmulAlgoGetHeuristic");
-    cublasLtMatmulPreferenceDestroy(pref);
-    if (found == 0) throw std::runtime_error("cuBLASLt has no algorithm");
-    algo = result.algo;
-    workspace_bytes = result.workspaceSize;
-    check(cudaMalloc(&workspace, workspace_bytes > 0 ? workspace_bytes : 1), "cudaMalloc workspace");
-  }
-  ~raw_matmul() {
-    cudaFree(workspace);
-    cublasLtMatrixLayoutDestroy(layout);
-    cublasLtMatmulDescDestroy(op);
-    cublasLtDestroy(handle);
-  }
-  raw_matmul(const raw_matmul&) = delete;
-
+struct raw_call {
+  bench::lt_handle lt;
+  bench::raw_matmul mm;
+  typed_buffer<char> workspace;
+  explicit raw_call(long long n, bench::raw_options o = {})
+      : mm(lt.h, data_type<T>(), n, n, n, sd::cuda_detail::matmul_workspace_limit, o),
+        workspace(std::max<std::size_t>(mm.workspace_needed(), 1)) {}
   void run(const T* a, const T* b, T* c, cudaStream_t s) const {
-    const float one = 1.0f, zero = 0.0f;
-    check_lt(cublasLtMatmul(handle, op, &one, b, layout, a, layout, &zero, c, layout, c, layout, &algo,
-                            workspace, workspace_bytes, s),
-             "cublasLtMatmul");
+    mm.issue(a, b, c, workspace.ptr, mm.workspace_needed(), s);
   }
 };
 
@@ -175,13 +138,11 @@ double host_value(T x) {
 // in an order atomics may change), still far below what a wrong product
 // (a transpose, a layout) would be off by.
 template <class T>
-bool same_as_raw(const operands<T>& in) {
-  typed_buffer<T> ref(in.n * in.n);
-  raw_matmul<T>(static_cast<long long>(in.n)).run(in.a.ptr, in.b.ptr, ref.ptr, nullptr);
+bool same_values(const T* got_ptr, const T* want_ptr, std::size_t count) {
   check(cudaDeviceSynchronize(), "sync");
-  std::vector<T> got(in.n * in.n), want(in.n * in.n);
-  check(cudaMemcpy(got.data(), in.c.ptr, got.size() * sizeof(T), cudaMemcpyDeviceToHost), "read");
-  check(cudaMemcpy(want.data(), ref.ptr, want.size() * sizeof(T), cudaMemcpyDeviceToHost), "read");
+  std::vector<T> got(count), want(count);
+  check(cudaMemcpy(got.data(), got_ptr, count * sizeof(T), cudaMemcpyDeviceToHost), "read");
+  check(cudaMemcpy(want.data(), want_ptr, count * sizeof(T), cudaMemcpyDeviceToHost), "read");
   if constexpr (std::is_same_v<T, float>) {
     return std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0;
   } else {
@@ -193,6 +154,12 @@ bool same_as_raw(const operands<T>& in) {
     return true;
   }
 }
+template <class T>
+bool same_as_raw(const operands<T>& in) {
+  typed_buffer<T> ref(in.n * in.n);
+  raw_call<T>(static_cast<long long>(in.n)).run(in.a.ptr, in.b.ptr, ref.ptr, nullptr);
+  return same_values(in.c.ptr, ref.ptr, in.n * in.n);
+}
 
 void set_flops(benchmark::State& state, std::size_t n) {
   state.counters["flops_per_iter"] =
@@ -202,7 +169,9 @@ void set_flops(benchmark::State& state, std::size_t n) {
 template <class T>
 void raw(benchmark::State& state, std::size_t n, bool tf32 = false) {
   operands<T> in(n);
-  const raw_matmul<T> mm(static_cast<long long>(n), tf32);
+  bench::raw_options o;
+  o.tf32 = tf32;
+  const raw_call<T> mm(static_cast<long long>(n), o);
   time_on(state, nullptr, in.bytes(), [&] { mm.run(in.a.ptr, in.b.ptr, in.c.ptr, nullptr); });
   set_flops(state, n);
 }
@@ -269,6 +238,70 @@ BENCHMARK(bm_matmul_streamdsl)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
+// relu(a b + bias): folded into the matmul by default, a separate kernel
+// under sd::no_fusion.
+template <class T, sd::options O>
+constexpr auto dense_relu = sd::program<O>([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("n2");
+  auto a = p.input<T>("a", m, k);
+  auto b = p.input<T>("b", k, n);
+  auto bias = p.input<T>("bias", n);
+  auto t = p.temp<T>("t", m, n);
+  auto c = p.output<T>("c", m, n);
+  t = sd::matmul(a, b);
+  c = sd::relu(t + bias);
+});
+static_assert(dense_relu<float, sd::options{}>.plan().kernel_count() == 0, "the consumer is folded");
+static_assert(dense_relu<float, sd::no_fusion>.plan().kernel_count() == 1, "a kernel after the matmul");
+
+// Arg 0: n; arg 1: 0 float, 1 __nv_bfloat16; arg 2: 0 folded, 1 sd::no_fusion,
+// 2 raw cublasLtMatmul with CUBLASLT_EPILOGUE_RELU_BIAS. Each checks its c
+// against the raw call's (same_values).
+template <class T>
+void epilogue_case(benchmark::State& state, std::size_t n, int mode) {
+  operands<T> in(n);
+  typed_buffer<T> bias(n), want(n * n);
+  fill<<<bench::raw_blocks(), 256>>>(bias.ptr, static_cast<long long>(n), 3);
+  bench::raw_options o;
+  o.epilogue = CUBLASLT_EPILOGUE_RELU_BIAS;
+  o.bias = bias.ptr;
+  const raw_call<T> raw(static_cast<long long>(n), o);
+  raw.run(in.a.ptr, in.b.ptr, want.ptr, nullptr);
+  const double bytes = in.bytes() + static_cast<double>(n) * sizeof(T);
+  if (mode == 2) {
+    time_on(state, nullptr, bytes, [&] { raw.run(in.a.ptr, in.b.ptr, in.c.ptr, nullptr); });
+  } else {
+    sd::cuda_executor ex;
+    const sd::binding bs[] = {sd::bind("a", static_cast<const T*>(in.a.ptr), n, n),
+                              sd::bind("b", static_cast<const T*>(in.b.ptr), n, n),
+                              sd::bind("bias", static_cast<const T*>(bias.ptr), n),
+                              sd::bind("c", in.c.ptr, n, n)};
+    if (mode == 0)
+      time_on(state, nullptr, bytes,
+              [&] { ex.run_bound(dense_relu<T, sd::options{}>, sd::binding_list(bs, 4)); });
+    else
+      time_on(state, nullptr, bytes,
+              [&] { ex.run_bound(dense_relu<T, sd::no_fusion>, sd::binding_list(bs, 4)); });
+  }
+  set_flops(state, n);
+  if (!same_values(in.c.ptr, want.ptr, n * n))
+    state.SkipWithError("relu(a b + bias) differs from the raw call's");
+}
+void bm_epilogue(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const int mode = static_cast<int>(state.range(2));
+  if (state.range(1) == 0)
+    epilogue_case<float>(state, n, mode);
+  else
+    epilogue_case<__nv_bfloat16>(state, n, mode);
+}
+BENCHMARK(bm_epilogue)
+    ->ArgsProduct({{4096, 8192}, {0, 1}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 // The console output, then each streamdsl case's speed relative to the raw
 // call's (raw time / streamdsl time; the median with repetitions).
 class ratio_reporter : public benchmark::ConsoleReporter {
@@ -298,6 +331,22 @@ class ratio_reporter : public benchmark::ConsoleReporter {
           std::printf("  %ld^3 %-5s %-6s: %.3fx%s\n", n, types[t], mode ? "graph" : "run()", base / time,
                       base / time >= 0.97 ? "" : "  (below 0.97x)");
         }
+      }
+    std::printf(
+        "\nrelu(a b + bias): folded (RELU_BIAS epilogue) against sd::no_fusion (matmul + kernel) and raw "
+        "cuBLASLt with the epilogue (time ratios):\n");
+    for (const long n : {4096L, 8192L})
+      for (int t = 0; t < 2; ++t) {
+        const std::string args = "bm_epilogue/" + std::to_string(n) + "/" + std::to_string(t) + "/";
+        const double folded = find(args + "0"), apart = find(args + "1"), raw = find(args + "2");
+        if (folded <= 0 || apart <= 0 || raw <= 0) {
+          std::printf("  %ld^3 %-5s: missing\n", n, t ? "bf16" : "float");
+          continue;
+        }
+        std::printf(
+            "  %ld^3 %-5s: folded %.3f ms, apart %.3f ms (%.3fx faster folded), raw %.3f ms (%.3fx raw's "
+            "speed)\n",
+            n, t ? "bf16" : "float", folded, apart, apart / folded, raw, raw / folded);
       }
   }
 

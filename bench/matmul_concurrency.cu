@@ -291,8 +291,9 @@ void bm_7_raw(benchmark::State& state) {
   check(cudaGetDevice(&device), "device");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SMs");
   bench::lt_handle lt;
-  const bench::raw_matmul mm(lt.h, CUDA_R_16BF, big, big, big, lt_workspace,
-                             state.range(0) == 2 ? sms - sms / 4 : 0);
+  bench::raw_options sm_target;
+  sm_target.sm_count_target = state.range(0) == 2 ? sms - sms / 4 : 0;
+  const bench::raw_matmul mm(lt.h, CUDA_R_16BF, big, big, big, lt_workspace, sm_target);
   bytes_buffer ws(lt_workspace);
   cudaStream_t main = nullptr, side = nullptr;
   cudaEvent_t fork = nullptr, join = nullptr;

@@ -321,6 +321,26 @@ def matmul_table(rows):
                   + " | ".join(cells) + " |")
 
 
+def epilogue_table(rows):
+    """relu(a b + bias) (bench/matmul.cu, bm_epilogue): folded into the
+    matmul (cuBLASLt's RELU_BIAS epilogue), the same program under
+    sd::no_fusion (matmul + kernel), and raw cublasLtMatmul with RELU_BIAS."""
+    print("| relu(a b + bias) | folded | matmul + kernel | folded vs apart | raw + RELU_BIAS | folded vs raw |")
+    print("|---|---|---|---|---|---|")
+    for n in (4096, 8192):
+        for t, what in enumerate(("float", "bf16")):
+            got = [rows.get(f"bm_epilogue/{n}/{t}/{mode}") for mode in (0, 1, 2)]
+            if any(r is None for r in got):
+                print(f"| {n}^3 {what} | missing | | | | |")
+                continue
+            if any(r["error"] for r in got):
+                print(f"| {n}^3 {what} | RESULTS WRONG | | | | |")
+                continue
+            folded, apart, raw = (r["seconds"] for r in got)
+            print(f"| {n}^3 {what} | {folded*1e3:.3f} ms | {apart*1e3:.3f} ms | {apart / folded:.3f}x faster | "
+                  f"{raw*1e3:.3f} ms | {raw / folded:.3f}x |")
+
+
 def matmul_concurrency_table(rows):
     """Workloads 7 and 7b (bench/matmul_concurrency.cu): 64 independent bf16
     matmuls on 4 streams, and an 8192^3 matmul beside an 8-op chain."""
@@ -423,6 +443,9 @@ def main():
     if any(n.startswith("bm_matmul_") for n in rows):
         print()
         matmul_table(rows)
+    if any(n.startswith("bm_epilogue/") for n in rows):
+        print()
+        epilogue_table(rows)
     if any(n.startswith(("bm_7b_", "bm_7_")) for n in rows):
         print()
         matmul_concurrency_table(rows)

@@ -1,6 +1,7 @@
 // sd::matmul (ops/matmul.hpp): the step statement, its checks and messages,
 // ordering across streams, and the host executor's products against loops
 // written out here (every transpose, float and double, empty extents).
+#include <array>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <streamdsl/backend/host/host_executor.hpp>
@@ -318,4 +319,81 @@ TEST_CASE("sd::tf32 marks a float matmul for TF32 tensor cores; the host multipl
         "statement #0 `c = sd::matmul(a, a, sd::tf32)` on stream 'main' asks for sd::tf32 with double "
         "operands; sd::tf32 lets cuBLASLt round float operands to TF32 on the tensor cores: drop it, or "
         "multiply float matrices");
+}
+
+namespace {
+
+// h = relu(alpha * (x w) + bias) and g = 0.5 * (x w) + bias (in place): two
+// consumers passes/matmul_epilogue.hpp folds, under options O.
+template <sd::options O>
+constexpr auto epilogues = sd::program<O>([](sd::builder& p) {
+  auto rows = p.domain("rows");
+  auto k = p.domain("k");
+  auto cols = p.domain("cols");
+  auto x = p.input<float>("x", rows, k);
+  auto w = p.input<float>("w", k, cols);
+  auto bias = p.input<float>("bias", cols);
+  auto alpha = p.param<float>("alpha");
+  auto t = p.temp<float>("t", rows, cols);
+  auto h = p.output<float>("h", rows, cols);
+  auto g = p.output<float>("g", rows, cols);
+  t = sd::matmul(x, w);
+  h = sd::relu(alpha * t + bias);
+  g = sd::matmul(x, w);
+  g = g * 0.5f + bias;
+});
+
+struct epilogue_run {
+  std::vector<float> h, g;
+};
+template <sd::options O>
+epilogue_run run_epilogues(std::size_t R, std::size_t K, std::size_t C, float alpha) {
+  std::vector<float> x(R * K), w(K * C), bias(C);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) * 0.37f - 1.1f;
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) * 0.29f - 0.6f;
+  for (std::size_t j = 0; j < C; ++j) bias[j] = static_cast<float>(j % 4) * 0.7f - 1.2f;
+  epilogue_run out{std::vector<float>(R * C, -7), std::vector<float>(R * C, -7)};
+  sd::host_executor ex;
+  ex.run(epilogues<O>, sd::bind("x", x, R, K), sd::bind("w", w, K, C), sd::bind("bias", bias),
+         sd::bind("alpha", alpha), sd::bind("h", out.h, R, C), sd::bind("g", out.g, R, C));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a folded epilogue gives on the host what the separate kernel gives", "[matmul][epilogue]") {
+  constexpr sd::options apart = sd::no_fusion;
+  STATIC_REQUIRE(epilogues<sd::options{}>.plan().step_count() == 2);
+  STATIC_REQUIRE(epilogues<sd::options{}>.plan().kernel_count() == 0);  // both consumers folded
+  STATIC_REQUIRE(epilogues<apart>.plan().kernel_count() > 0);           // sd::no_fusion keeps them apart
+  for (const auto& [R, K, C] : {std::array<std::size_t, 3>{5, 7, 3}, {1, 1, 1}, {17, 9, 33}}) {
+    const auto folded = run_epilogues<sd::options{}>(R, K, C, -1.5f);
+    const auto written = run_epilogues<apart>(R, K, C, -1.5f);
+    INFO(R << "x" << K << "x" << C);
+    CHECK(folded.h == written.h);  // bit for bit: the host rounds after each operation either way
+    CHECK(folded.g == written.g);
+  }
+  // Against loops written out here: the same float operations in the same order.
+  const std::size_t R = 4, K = 3, C = 5;
+  const auto folded = run_epilogues<sd::options{}>(R, K, C, 2.0f);
+  for (std::size_t i = 0; i < R; ++i)
+    for (std::size_t j = 0; j < C; ++j) {
+      float s = 0;
+      for (std::size_t q = 0; q < K; ++q)
+        s += (static_cast<float>((i * K + q) % 7) * 0.37f - 1.1f) *
+             (static_cast<float>((q * C + j) % 5) * 0.29f - 0.6f);
+      const float bias = static_cast<float>(j % 4) * 0.7f - 1.2f;
+      const float h = 2.0f * s + bias;
+      REQUIRE(folded.h[i * C + j] == (h > 0 ? h : 0));
+      REQUIRE(folded.g[i * C + j] == s * 0.5f + bias);
+    }
+}
+
+TEST_CASE("a folded epilogue of an empty product is the epilogue of zero", "[matmul][epilogue]") {
+  const auto folded = run_epilogues<sd::options{}>(3, 0, 4, 2.0f);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 4; ++j) {
+      const float bias = static_cast<float>(j % 4) * 0.7f - 1.2f;
+      REQUIRE(folded.h[i * 4 + j] == (bias > 0 ? bias : 0));
+    }
 }

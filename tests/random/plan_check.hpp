@@ -20,6 +20,20 @@
 
 namespace streamdsl::random_test {
 
+// A matmul with a folded epilogue (passes/matmul_epilogue.hpp): the user's
+// next statement on the user matmul `origin`'s stream, which it absorbed
+// (the caller checks what that is); user.stmts.size() when there is none.
+inline std::size_t folded_consumer(const ir::program& user, std::int32_t origin) {
+  const auto stream = user.stmts[static_cast<std::size_t>(origin)].stream;
+  std::size_t next = static_cast<std::size_t>(origin) + 1;
+  while (next < user.stmts.size() && user.stmts[next].stream != stream) ++next;
+  return next;
+}
+inline bool is_folded_matmul(const ir::statement& s) {
+  return s.kind == ir::stmt_kind::step && s.code == ir::step_code::matmul &&
+         (s.matmul_mode & ir::matmul_epilogue_bits) != 0;
+}
+
 // A reduction or scan may have run its producer inside it
 // (passes/fuse_into_steps.hpp): the user's program with every temp whose
 // writing statement the plan no longer runs replaced, in each expression
@@ -28,8 +42,12 @@ namespace streamdsl::random_test {
 inline ir::program with_inlined_producers(const ir::program& user, const plan_view& v) {
   std::vector<bool> present(user.stmts.size(), false);
   for (const auto& s : v.ir.stmts)
-    if (s.origin >= 0 && static_cast<std::size_t>(s.origin) < user.stmts.size())
+    if (s.origin >= 0 && static_cast<std::size_t>(s.origin) < user.stmts.size()) {
       present[static_cast<std::size_t>(s.origin)] = true;
+      // A folded epilogue's consumer is not inlined anywhere: the matmul writes its target.
+      const auto consumer = is_folded_matmul(s) ? folded_consumer(user, s.origin) : user.stmts.size();
+      if (consumer < user.stmts.size()) present[consumer] = true;
+    }
   ir::program out = user;
   for (std::size_t i = 0; i < user.stmts.size(); ++i) {
     const auto& w = user.stmts[i];
@@ -153,8 +171,27 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
     }
     const auto& u = user.stmts[static_cast<std::size_t>(s.origin)];
     const auto& x = expanded.stmts[static_cast<std::size_t>(s.origin)];
+    // A matmul with a folded epilogue (passes/matmul_epilogue.hpp) claims the
+    // user's matmul and the user's next statement on its stream, an
+    // assignment the plan no longer runs, whose target it writes; what it
+    // computes is the differential test's to check.
+    ir::statement claimed = s;
+    if (is_folded_matmul(s)) {
+      if ((s.matmul_mode & ir::matmul_bias) != 0) --claimed.reads_count;
+      claimed.matmul_mode = static_cast<std::uint8_t>(s.matmul_mode & ~ir::matmul_epilogue_bits);
+      claimed.root = -1;
+      claimed.target = u.target;
+      const auto next = folded_consumer(user, s.origin);
+      if (next == user.stmts.size() || user.stmts[next].kind != ir::stmt_kind::assign ||
+          user.stmts[next].target != s.target) {
+        err << "op " << op << " statement `" << ir::statement_text(v.ir, s).view()
+            << "` folds no assignment of its target after user statement #" << s.origin << "\n";
+        return false;
+      }
+      ++user_seen[next];
+    }
     if (u.kind != s.kind ||
-        ir::statement_text(v.ir, s).view() != ir::statement_text(expanded_view, x).view()) {
+        ir::statement_text(v.ir, claimed).view() != ir::statement_text(expanded_view, x).view()) {
       err << "op " << op << " statement `" << ir::statement_text(v.ir, s).view()
           << "` claims to be user statement #" << s.origin << ", which differs\n";
       return false;

@@ -385,7 +385,49 @@ class dynamic_generator : public generator_base {
     access::matmul(b_, ir::whole(c), a, b, static_cast<std::uint8_t>(r_.below(4)));
     check_written_as_meant(reads, ir::whole(c));
     ++done_;
+    if (r_.chance(0.7)) epilogue(stream, c);
     return true;
+  }
+
+  // c = act(alpha * c + bias) right after c = sd::matmul(a, b), each part
+  // maybe left out: what passes/matmul_epilogue.hpp folds into the matmul
+  // (when no sync comes between them and the types allow), so that the
+  // folded epilogue is compared with the reference's consumer.
+  void epilogue(std::int32_t stream, std::int32_t c) {
+    model_->observe(access::ir(b_));
+    const auto t = info_of(c).type;
+    const auto cols = access::ir(b_).domains[static_cast<std::size_t>(product_)].inner;
+    operand value = access::load(b_, ir::whole(c));
+    if (r_.chance(0.5)) {  // alpha: a param of c's type, or a float literal
+      std::vector<std::int32_t> params;
+      for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).params.size()); ++i)
+        if (access::ir(b_).params[static_cast<std::size_t>(i)].type == t) params.push_back(i);
+      const auto alpha =
+          !params.empty() && r_.chance(0.5)
+              ? access::param(b_, r_.pick(params))
+              : access::literal(b_, dtype::float32, static_cast<double>(r_.between(-20, 20)) / 8, 0);
+      value = r_.chance(0.5) ? access::binary(b_, ir::op::mul, alpha, value)
+                             : access::binary(b_, ir::op::mul, value, alpha);
+    }
+    std::vector<std::int32_t> biases;
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++i)
+      if (info_of(i).domain == cols && info_of(i).type == t && !on_host(i) && readable(ir::whole(i)))
+        biases.push_back(i);
+    if (!biases.empty() && r_.chance(0.7)) {
+      const auto bias = access::load(b_, ir::whole(r_.pick(biases)));
+      value = r_.chance(0.5) ? access::binary(b_, ir::op::add, value, bias)
+                             : access::binary(b_, ir::op::add, bias, value);
+    }
+    const auto x = r_.below(3);
+    if (x < 2) value = access::unary(b_, x == 0 ? ir::op::relu : ir::op::gelu_tanh, value, t, t);
+    if (value.type.type != t) value = access::unary(b_, ir::op::cast, value, t, t);
+    std::vector<ir::region> reads;
+    regions_loaded(access::ir(b_), value.node, reads);
+    order_before(stream, reads, {ir::whole(c)});
+    access::current_stream(b_) = stream;
+    access::assign(b_, ir::whole(c), value);
+    check_written_as_meant(reads, ir::whole(c));
+    ++done_;
   }
 
   // Makes `value` a rank-2 expression (over product_) when it is a row, a

@@ -139,6 +139,10 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
       seen.insert("slot reused");
   }
   if (!v.slots.empty()) seen.insert("workspace slot");
+  for (const auto& s : v.ir.stmts)
+    if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul &&
+        (s.matmul_mode & sd::ir::matmul_epilogue_bits) != 0)
+      seen.insert("matmul epilogue folded");
   for (std::size_t k = 0; k < v.kernels.size(); ++k) {
     if (v.kernels[k].count > 1) seen.insert("fused kernel");
     if (v.kernels[k].parts > 1)
@@ -305,6 +309,7 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
                           "reduction along an axis",
                           "scan along an axis",
                           "matmul",
+                          "matmul epilogue folded",
                           "call",
                           "call updating in place"}) {
       INFO("feature: " << f);

@@ -49,6 +49,19 @@ constexpr copy_regions copy_regions_of(const program_view& p, const statement& s
   return {writes_of(p, s)[0], reads_of(p, s)[0]};
 }
 
+// A matmul's buffers: its operands a and b (one buffer read once when they
+// are the same), and its epilogue's bias (ir::matmul_bias; else -1), read
+// after them.
+struct matmul_buffers {
+  std::int32_t a = -1, b = -1, bias = -1;
+};
+constexpr matmul_buffers matmul_operands_of(const program_view& p, const statement& s) {
+  const auto reads = reads_of(p, s);
+  const bool bias = (s.matmul_mode & matmul_bias) != 0;
+  const auto last = reads.size() - (bias ? 2 : 1);
+  return {reads[0].buffer, reads[last].buffer, bias ? reads[reads.size() - 1].buffer : -1};
+}
+
 // The region an assignment writes.
 // (Indexed in place: fusion asks for it per statement each time it runs.)
 constexpr const region& target_of(const program_view& p, const statement& s) {

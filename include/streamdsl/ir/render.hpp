@@ -4,6 +4,7 @@
 // them for size and inlines none of them into the executors' code.
 
 #include "../detail/text.hpp"
+#include "accesses.hpp"
 #include "program_view.hpp"
 
 namespace streamdsl::ir {
@@ -87,16 +88,28 @@ namespace streamdsl::ir {
         return;
       }
       if (info(s.code).form == step_form::matmul) {  // c = sd::matmul(a, sd::transpose(b))
-        const auto a = p.accesses[static_cast<std::size_t>(s.accesses_first)];
-        const auto b = p.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count - 1)];
-        out << p.buffer_name(s.target) << " = sd::matmul(";
-        if (s.matmul_mode & transpose_a) out << "sd::transpose(" << p.buffer_name(a.buffer) << ')';
-        if (!(s.matmul_mode & transpose_a)) out << p.buffer_name(a.buffer);
+        // With a folded epilogue (ir::matmul_epilogue_bits):
+        // d = relu(2 * sd::matmul(a, b) + bias)  [cuBLASLt epilogue RELU_BIAS]
+        const auto m = matmul_operands_of(p, s);
+        const auto mode = s.matmul_mode;
+        const bool act = (mode & (matmul_relu | matmul_gelu_tanh)) != 0;
+        out << p.buffer_name(s.target) << " = ";
+        if (act) out << ((mode & matmul_relu) ? "relu(" : "gelu_tanh(");
+        if (mode & matmul_alpha) {
+          render_expr(p, s.root, out, precedence(op::mul));
+          out << " * ";
+        }
+        out << "sd::matmul(";
+        if (mode & transpose_a) out << "sd::transpose(" << p.buffer_name(m.a) << ')';
+        if (!(mode & transpose_a)) out << p.buffer_name(m.a);
         out << ", ";
-        if (s.matmul_mode & transpose_b) out << "sd::transpose(" << p.buffer_name(b.buffer) << ')';
-        if (!(s.matmul_mode & transpose_b)) out << p.buffer_name(b.buffer);
-        if (s.matmul_mode & matmul_tf32) out << ", sd::tf32";
+        if (mode & transpose_b) out << "sd::transpose(" << p.buffer_name(m.b) << ')';
+        if (!(mode & transpose_b)) out << p.buffer_name(m.b);
+        if (mode & matmul_tf32) out << ", sd::tf32";
         out << ')';
+        if (m.bias >= 0) out << " + " << p.buffer_name(m.bias);
+        if (act) out << ')';
+        if (mode & matmul_epilogue_bits) out << "  [cuBLASLt epilogue " << matmul_epilogue_name(mode) << ']';
         return;
       }
       if (info(s.code).form == step_form::call) {  // p.call("f", sd::reads(x), sd::writes(y))

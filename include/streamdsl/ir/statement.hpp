@@ -33,10 +33,10 @@ static_assert(stmt_kind::assign < stmt_kind::step && stmt_kind::step < stmt_kind
 struct statement {
   stmt_kind kind = stmt_kind::assign;
   step_code code = step_code::copy;  // step: which one
-  std::uint8_t matmul_mode = 0;      // a matmul: operands read transposed, TF32 (ir/step.hpp)
+  std::uint8_t matmul_mode = 0;      // a matmul: operands read transposed, TF32, its epilogue (ir/step.hpp)
   std::int32_t stream = 0;
   std::int32_t target = -1;  // assign: buffer written (its region: writes_of)
-  std::int32_t root = -1;    // assign: expression node
+  std::int32_t root = -1;    // assign: expression node; a matmul with ir::matmul_alpha: alpha's node
   std::int32_t event = -1;   // record, wait: the event; a call step: its index in program::calls
   std::int32_t other = -1;   // wait_stream: the stream waited for
   std::int32_t binds = -1;   // wait: index of the record it waits for

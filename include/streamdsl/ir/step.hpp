@@ -95,6 +95,24 @@ constexpr bool reads_expression(step_code c) {
 // (sd::tf32; cuBLASLt's CUBLAS_COMPUTE_32F_FAST_TF32).
 inline constexpr std::uint8_t transpose_a = 1, transpose_b = 2, matmul_tf32 = 4;
 
+// An elementwise consumer folded into the matmul as cuBLASLt's epilogue
+// (passes/matmul_epilogue.hpp): d = act(alpha * (a b) + bias), in that
+// order. Bits 3-4 the activation, bit 5 a bias (a rank-1 buffer over c's
+// columns: the read after the operands, ir::matmul_operands_of), bit 6
+// alpha (statement::root: a param or literal node).
+inline constexpr std::uint8_t matmul_relu = 8, matmul_gelu_tanh = 16, matmul_bias = 32, matmul_alpha = 64;
+inline constexpr std::uint8_t matmul_epilogue_bits =
+    matmul_relu | matmul_gelu_tanh | matmul_bias | matmul_alpha;
+
+// The epilogue's name in cuBLASLt's terms (CUBLASLT_EPILOGUE_<name>), for the
+// dump and the CUDA backend's choice: DEFAULT when only alpha is folded.
+constexpr detail::string_view matmul_epilogue_name(std::uint8_t mode) {
+  const bool bias = (mode & matmul_bias) != 0;
+  if (mode & matmul_relu) return bias ? "RELU_BIAS" : "RELU";
+  if (mode & matmul_gelu_tanh) return bias ? "GELU_BIAS" : "GELU";
+  return bias ? "BIAS" : "DEFAULT";
+}
+
 // The type a matmul of operands of type `in` multiplies and adds in: float
 // for the 16-bit float types (as cuBLAS's CUBLAS_COMPUTE_32F), else `in`.
 constexpr dtype matmul_accumulation_type(dtype in) {
@@ -107,6 +125,19 @@ constexpr bool matmul_supports(dtype in) { return category_of(in) == dtype_categ
 // pairs cuBLASLt computes; any other is a cast the user writes after it).
 constexpr bool matmul_stores(dtype in, dtype out) {
   return out == in || (out == dtype::float32 && matmul_accumulation_type(in) == dtype::float32);
+}
+
+// Whether a matmul of operands of type `in` into a product of type `out` may
+// carry the epilogue `mode` (its ir::matmul_epilogue_bits). cuBLASLt's
+// epilogues run for its real types with the bias in the product's type
+// (CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE's default); double is left out (not
+// measured); GELU only into a 16-bit product: cuBLASLt's GELU computes an
+// approximate tanh (measured on the H200: 1.3e-5 relative error at x = -0.14,
+// docs/concepts.md, "Matmul"), far above float's rounding, below bfloat16's
+// and about __half's.
+constexpr bool matmul_epilogue_supported(dtype in, dtype out, std::uint8_t mode) {
+  if (!matmul_stores(in, out) || in == dtype::float64) return false;
+  return (mode & matmul_gelu_tanh) == 0 || out == dtype::float16 || out == dtype::bfloat16;
 }
 
 // Whether a program's statements (of any list with kind and code) hold a matmul.

@@ -14,6 +14,7 @@
 #include "join_launches.hpp"
 #include "lower_to_ops.hpp"
 #include "lower_wait_stream.hpp"
+#include "matmul_epilogue.hpp"
 #include "memory_plan.hpp"
 #include "options.hpp"
 #include "placement.hpp"
@@ -41,6 +42,7 @@ constexpr plan_model schedule(ir::program p, options o) {
   }
   if (o.fusion && o.placement != placement_policy::as_written) {
     fuse_into_steps(m);
+    fold_matmul_epilogues(m);
     inline_row_temps(m);
   }
   place_work(m, o);
@@ -68,6 +70,7 @@ constexpr plan_sizes bounds_of(const ir::program& p, options o) {
   if (o.sync == sync_policy::automatic) z = passes::insert_syncs_bound(z, p);
   if (o.fusion && o.placement != placement_policy::as_written) {
     z = passes::fuse_into_steps_bound(z, p);
+    z = passes::fold_matmul_epilogues_bound(z, p);
     z = passes::inline_row_temps_bound(z, p);
   }
   z = passes::place_work_bound(z);

@@ -116,6 +116,24 @@ const dims shapes[] = {{1, 1, 1}, {5, 7, 3}, {17, 33, 9}, {64, 48, 80},  {129, 2
                        {3, 0, 4}, {0, 3, 4}, {4, 3, 0},   {4099, 19, 2}, {2, 2049, 3}};
 
 // Checks `got` (m x n) against the double reference of a and b as stored.
+// Element (i, j) of op(a) op(b) in double (exact for these operands), and
+// the sum of its products' magnitudes.
+struct exact_element {
+  double value = 0, magnitude = 0;
+};
+template <class T>
+exact_element exact_product(const std::vector<T>& a, const std::vector<T>& b, dims d, bool ta, bool tb,
+                            std::size_t i, std::size_t j) {
+  exact_element e;
+  for (std::size_t p = 0; p < d.k; ++p) {
+    const double x = to_double(ta ? a[p * d.m + i] : a[i * d.k + p]);
+    const double y = to_double(tb ? b[j * d.k + p] : b[p * d.n + j]);
+    e.value += x * y;
+    e.magnitude += std::fabs(x * y);
+  }
+  return e;
+}
+
 template <class T, class C>
 void check_against_reference(const std::vector<C>& got, const std::vector<T>& a, const std::vector<T>& b,
                              dims d, bool ta, bool tb, const char* who) {
@@ -124,13 +142,7 @@ void check_against_reference(const std::vector<C>& got, const std::vector<T>& a,
   REQUIRE(got.size() == d.m * d.n);
   for (std::size_t i = 0; i < d.m; ++i)
     for (std::size_t j = 0; j < d.n; ++j) {
-      double ref = 0, mag = 0;
-      for (std::size_t p = 0; p < d.k; ++p) {
-        const double x = to_double(ta ? a[p * d.m + i] : a[i * d.k + p]);
-        const double y = to_double(tb ? b[j * d.k + p] : b[p * d.n + j]);
-        ref += x * y;
-        mag += std::fabs(x * y);
-      }
+      const auto [ref, mag] = exact_product(a, b, d, ta, tb, i, j);
       const double g = to_double(got[i * d.n + j]);
       // (1 + uc): the final rounding is relative to the computed sum, which
       // may exceed |ref| by the first term.
@@ -470,4 +482,155 @@ TEST_CASE("sd::tf32: float operands rounded to TF32 on the tensor cores", "[cuda
   // the operands were rounded, i.e. the TF32 path ran.
   INFO("largest error relative to the magnitude: " << worst);
   CHECK(worst > 0x1p-18);
+}
+
+namespace {
+
+// Folded epilogues (passes/matmul_epilogue.hpp) on the GPU against the host
+// executor and a double reference: a, b over (m, k) and (k, n2) (b read
+// transposed in variant 1), bias over n2, d over (m, n2).
+//   0: t = matmul(a, b); d = relu(alpha * t + bias)         RELU_BIAS, a param alpha
+//   1: d = matmul(a, b^T); d = gelu_tanh(d * 0.5 + bias)    GELU_BIAS in place, a literal alpha
+//      (16-bit products only: into float it stays a kernel, ir::matmul_epilogue_supported)
+//   2: t = matmul(a, b); d = bias + t                       BIAS
+//   3: t = matmul(a, b); d = relu(t)                        RELU
+// The bias runs over d's columns (n2): over the rows of cuBLASLt's
+// column-major D, so m != n2 shapes tell a bias applied the wrong way.
+template <class T, class C, int V>
+constexpr auto epilogue_program = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("n2");
+  auto a = p.input<T>("a", m, k);
+  auto b = V == 1 ? p.input<T>("b", n, k) : p.input<T>("b", k, n);
+  auto bias = p.input<C>("bias", n);
+  auto alpha = p.param<C>("alpha");
+  auto t = p.temp<C>("t", m, n);
+  auto d = p.output<C>("d", m, n);
+  if constexpr (V == 0) {
+    t = sd::matmul(a, b);
+    d = sd::relu(alpha * t + bias);
+  } else if constexpr (V == 1) {
+    d = sd::matmul(a, sd::transpose(b));
+    d = sd::gelu_tanh(d * 0.5f + bias);
+  } else if constexpr (V == 2) {
+    t = sd::matmul(a, b);
+    d = bias + t;
+  } else {
+    t = sd::matmul(a, b);
+    d = sd::relu(t);
+  }
+});
+
+// d against act(alpha * P + bias) in double, P the exact product. The
+// product errs by the bound of check_against_reference (times |alpha|); the
+// host rounds to C after each of the epilogue's operations, cuBLASLt once in
+// float: at most three roundings of C (u_c) of the terms' sizes; relu
+// widens no difference, gelu_tanh by at most 1.13 (its largest slope), and
+// its tanh differs between libraries by a few ulps of the result, and
+// cuBLASLt's by up to 2^-10 (an approximate tanh, about 2^-11 relative: its
+// GELU is folded only into 16-bit products), which moves 0.5 v (1 + tanh)
+// by 0.5 |v| 2^-10.
+template <class T, class C, int V>
+void check_epilogue(const std::vector<C>& got, const std::vector<T>& a, const std::vector<T>& b,
+                    const std::vector<C>& bias, double alpha, dims d, const char* who) {
+  // cuBLASLt's GELU (folded into 16-bit products) computes an approximate tanh.
+  const bool gpu_gelu = std::string(who) == "gpu" && sizeof(C) == 2;
+  const double u = unit_roundoff<float>(), uc = unit_roundoff<C>();
+  REQUIRE(got.size() == d.m * d.n);
+  for (std::size_t i = 0; i < d.m; ++i)
+    for (std::size_t j = 0; j < d.n; ++j) {
+      const auto [p, mag] = exact_product(a, b, d, false, V == 1, i, j);
+      const double scale = V == 0 ? alpha : V == 1 ? 0.5 : 1.0;
+      const double bj = V == 3 ? 0.0 : to_double(bias[j]);
+      const double v = scale * p + bj;
+      double ref = v;
+      if (V == 0 || V == 3) ref = v > 0 ? v : 0;
+      if (V == 1) ref = 0.5 * v * (1 + std::tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+      const double bound =
+          1.2 * ((static_cast<double>(d.k + 2) * u * mag * (1 + uc) + uc * std::fabs(p)) * std::fabs(scale) +
+                 3 * uc * (std::fabs(scale * p) + std::fabs(bj))) +
+          4 * uc * std::fabs(ref) + (V == 1 && gpu_gelu ? 0.5 * std::fabs(v) * 0x1p-10 : 0.0);
+      const double g = to_double(got[i * d.n + j]);
+      INFO(who << ": d[" << i << "][" << j << "] = " << g << ", reference " << ref << ", bound " << bound);
+      REQUIRE(std::fabs(g - ref) <= bound);
+    }
+}
+
+template <class T, class C, int V>
+void check_epilogue_variant(sd::cuda_executor& ex, dims d, unsigned salt) {
+  INFO("variant " << V << ", m " << d.m << ", k " << d.k << ", n " << d.n);
+  constexpr auto& prog = epilogue_program<T, C, V>;
+  const auto a = operand<T>(d.m * d.k, 1 + salt), b = operand<T>(d.k * d.n, 2 + salt);
+  const auto bias = operand<C>(d.n, 3 + salt);
+  const C alpha = from_double<C>(-1.5);
+  const std::size_t br = V == 1 ? d.n : d.k, bc = V == 1 ? d.k : d.n;
+  std::vector<C> host(d.m * d.n, from_double<C>(-1));
+  sd::host_executor hx;
+  hx.run(prog, sd::bind("a", a.data(), d.m, d.k), sd::bind("b", b.data(), br, bc), sd::bind("bias", bias),
+         sd::bind("alpha", alpha), sd::bind("d", host.data(), d.m, d.n));
+  check_epilogue<T, C, V>(host, a, b, bias, -1.5, d, "host");
+
+  device_buffer<T> da(a), db(b);
+  device_buffer<C> dbias(bias), dd(d.m * d.n);
+  gpu_test::check(cudaMemset(dd.get(), 0xff, (d.m * d.n > 0 ? d.m * d.n : 1) * sizeof(C)), "cudaMemset");
+  ex.run(prog, sd::bind("a", da.cget(), d.m, d.k), sd::bind("b", db.cget(), br, bc),
+         sd::bind("bias", dbias.cget(), d.n), sd::bind("alpha", alpha), sd::bind("d", dd.get(), d.m, d.n));
+  check_epilogue<T, C, V>(dd.download(), a, b, bias, -1.5, d, "gpu");
+}
+
+template <class T, class C>
+void check_epilogues() {
+  STATIC_REQUIRE(epilogue_program<T, C, 0>.plan().kernel_count() == 0);  // each consumer folded
+  STATIC_REQUIRE(epilogue_program<T, C, 1>.plan().kernel_count() == (sizeof(C) == 2 ? 0 : 1));
+  STATIC_REQUIRE(epilogue_program<T, C, 2>.plan().kernel_count() == 0);
+  STATIC_REQUIRE(epilogue_program<T, C, 3>.plan().kernel_count() == 0);
+  // The dump names the epilogue.
+  const std::string dump = epilogue_program<T, C, 0>.to_string().c_str();
+  CHECK(dump.find("d = relu(alpha * sd::matmul(a, b) + bias)  [cuBLASLt epilogue RELU_BIAS]") !=
+        std::string::npos);
+  sd::cuda_executor ex;
+  const dims epilogue_shapes[] = {{1, 1, 1}, {5, 7, 3}, {17, 33, 9}, {64, 48, 80}, {129, 257, 31}, {3, 0, 4}};
+  unsigned salt = 0;
+  for (const auto d : epilogue_shapes) {
+    check_epilogue_variant<T, C, 0>(ex, d, salt += 3);
+    check_epilogue_variant<T, C, 1>(ex, d, salt += 3);
+    check_epilogue_variant<T, C, 2>(ex, d, salt += 3);
+    check_epilogue_variant<T, C, 3>(ex, d, salt += 3);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("folded epilogues on the GPU match the host executor: float, __half, __nv_bfloat16",
+          "[cuda][matmul][epilogue][sanitize]") {
+  check_epilogues<float, float>();
+  check_epilogues<__half, __half>();
+  check_epilogues<__nv_bfloat16, __nv_bfloat16>();
+  check_epilogues<__nv_bfloat16, float>();
+  check_epilogues<__half, float>();
+}
+
+TEST_CASE("double matmuls keep their consumer as a kernel, with the same results",
+          "[cuda][matmul][epilogue]") {
+  STATIC_REQUIRE(epilogue_program<double, double, 0>.plan().kernel_count() == 1);
+  sd::cuda_executor ex;
+  check_epilogue_variant<double, double, 0>(ex, {17, 33, 9}, 0);
+}
+
+TEST_CASE("a folded bias is read where it is bound at each run", "[cuda][matmul][epilogue]") {
+  // The bias pointer is set at each issue: a second run with another bias
+  // buffer (same shape: the prepared matmul is kept) reads the new one.
+  const dims d{33, 16, 24};
+  const auto a = operand<float>(d.m * d.k, 7), b = operand<float>(d.k * d.n, 8);
+  const auto bias1 = operand<float>(d.n, 9), bias2 = operand<float>(d.n, 10);
+  device_buffer<float> da(a), db(b), dbias1(bias1), dbias2(bias2), dd(d.m * d.n);
+  sd::cuda_executor ex;
+  for (const auto* bias : {&bias1, &bias2}) {
+    const float* dbias = bias == &bias1 ? dbias1.cget() : dbias2.cget();
+    ex.run(epilogue_program<float, float, 2>, sd::bind("a", da.cget(), d.m, d.k),
+           sd::bind("b", db.cget(), d.k, d.n), sd::bind("bias", dbias, d.n), sd::bind("alpha", 1.0f),
+           sd::bind("d", dd.get(), d.m, d.n));
+    check_epilogue<float, float, 2>(dd.download(), a, b, *bias, 1.0, d, "gpu");
+  }
 }

@@ -844,7 +844,8 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
               cuda_detail::step_failure failure;
               void* const workspace =
                   step.temp_bytes > 0 ? static_cast<char*>(ws) + step.temp_offset : nullptr;
-              if (!ready.matmuls[step.matmul].get()->issue(ptrs, s, workspace, failure)) {
+              if (!ready.matmuls[step.matmul].get()->issue(ptrs, ready.params.data(), s, workspace,
+                                                           failure)) {
                 if (failure.cuda != cudaSuccess)
                   cuda_detail::check(failure.cuda, failure.call, cuda_detail::describe_op(plan, i).view());
                 throw error((detail::text()

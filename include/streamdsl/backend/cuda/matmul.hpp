@@ -24,6 +24,15 @@
 // and beta = 0 in the scale type, host pointers: c is written, never read
 // (cuBLASLt does not read C when beta is 0).
 //
+// A folded epilogue (passes/matmul_epilogue.hpp: d = act(alpha (a b) +
+// bias)) sets CUBLASLT_MATMUL_DESC_EPILOGUE (BIAS, RELU, RELU_BIAS, GELU,
+// GELU_BIAS: ir::matmul_epilogue_name), the bias pointer (its type is D's,
+// the descriptor's default) and alpha, computed in float before D is
+// rounded once. The bias runs over c's columns: over the rows of cuBLASLt's
+// column-major D = c^T (n x m), which is what its bias vector is (one value
+// per row of D, length n). The bias pointer is set again at each issue (a
+// binding may move the buffer; its alignment is part of matmul_shape).
+//
 // When the program is bound (cuda_executor::prepare, once per binding set;
 // kept while the extents and the operands' alignments stay the same), each
 // matmul gets its descriptor, three layouts and the heuristic's best
@@ -35,16 +44,21 @@
 // graph replays the same workspace. The cuBLASLt handle is the executor's,
 // made by the first program with a matmul it prepares.
 #include <cublasLt.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "../../detail/text.hpp"
 #include "../../diag/error.hpp"
 #include "../../ir/accesses.hpp"
 #include "../../ir/render.hpp"
 #include "../../plan/plan_view.hpp"
+#include "../matmul_epilogue.hpp"
 #include "cuda_handles.hpp"
 #include "step_table.hpp"
 
@@ -87,7 +101,7 @@ struct lt_library final : matmul_library {
 // the operands' alignment in bytes (at most 256).
 struct matmul_shape {
   long long m = 0, n = 0, k = 0;
-  std::uint32_t align_a = 256, align_b = 256, align_c = 256;
+  std::uint32_t align_a = 256, align_b = 256, align_c = 256, align_bias = 256;
   constexpr bool operator==(const matmul_shape&) const = default;
 };
 
@@ -107,6 +121,21 @@ inline cudaDataType_t lt_data_type(dtype t) {
     case dtype::bfloat16: return CUDA_R_16BF;
     default: return CUDA_R_32F;  // float32: the front end lets no other type through
   }
+}
+
+// A product of no inner elements (k = 0) with an epilogue: each element is
+// the epilogue of 0 (cuBLASLt is not asked: its layouts of no columns are refused).
+template <class C>
+__global__ void empty_product_epilogue(C* d, const C* bias, long long m, long long n, std::uint8_t mode,
+                                       float alpha) {
+  namespace element = detail::element;
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= m * n) return;
+  float v = alpha * 0.0f;
+  if (bias != nullptr) v += element::convert<float>(bias[i % n]);
+  if (mode & ir::matmul_relu) v = element::unary(ir::op::relu, v);
+  if (mode & ir::matmul_gelu_tanh) v = element::unary(ir::op::gelu_tanh, v);
+  d[i] = element::convert<C>(v);
 }
 
 inline constexpr float lt_one_f = 1.0f, lt_zero_f = 0.0f;
@@ -131,12 +160,36 @@ struct lt_matmul final : prepared_matmul {
   std::int32_t a = -1, b = -1, c = -1;  // plan buffers
   std::size_t c_bytes = 0;
   bool wide_scale = false;  // double: alpha and beta are doubles
+  // The folded epilogue (ir::matmul_epilogue_bits; 0: none), its bias buffer
+  // (-1: none), its alpha: a param's index (-1: none), else this value.
+  std::uint8_t epilogue = 0;
+  dtype c_type = dtype::float32;
+  std::int32_t bias = -1, alpha_param = -1;
+  float alpha = 1.0f;
+
+  // alpha as the scale type (float: the epilogue is never folded for double).
+  float alpha_of(const unsigned long long* params) const {
+    if (alpha_param < 0) return alpha;
+    double v;  // a floating param's bits are its value as a double (cuda_executor::param_bits)
+    std::memcpy(&v, &params[alpha_param], sizeof v);
+    return static_cast<float>(v);
+  }
   owned_lt_matmul_desc op;
   owned_lt_layout a_layout, b_layout, c_layout;  // cuBLASLt's A (our b), B (our a), C and D (our c)
   cublasLtMatmulAlgo_t algo{};
 
-  bool issue(void* const* ptrs, cudaStream_t stream, void* workspace, step_failure& failure) const override {
+  bool issue(void* const* ptrs, const unsigned long long* params, cudaStream_t stream, void* workspace,
+             step_failure& failure) const override {
     if (shape.m == 0 || shape.n == 0) return true;  // c has no element: nothing to write
+    if (shape.k == 0 && epilogue != 0) {
+      launch_empty_product(ptrs, params, stream);
+      const cudaError_t status = cudaPeekAtLastError();
+      if (status == cudaSuccess) return true;
+      (void)cudaGetLastError();
+      failure = {"an empty matmul's epilogue kernel launch", cudaGetErrorName(status),
+                 cudaGetErrorString(status), status};
+      return false;
+    }
     if (shape.k == 0) {
       // c = 0, each element a sum of no products (as on the host). cuBLASLt
       // is not asked: its layouts of no columns are refused (ld >= 1 and
@@ -146,8 +199,18 @@ struct lt_matmul final : prepared_matmul {
       failure = {"cudaMemsetAsync", cudaGetErrorName(status), cudaGetErrorString(status), status};
       return false;
     }
-    const void* alpha =
-        wide_scale ? static_cast<const void*>(&lt_one_d) : static_cast<const void*>(&lt_one_f);
+    const float scale = alpha_of(params);
+    const void* alpha = wide_scale ? static_cast<const void*>(&lt_one_d) : static_cast<const void*>(&scale);
+    if (bias >= 0) {
+      const void* bias_ptr = ptrs[bias];
+      const cublasStatus_t set = cublasLtMatmulDescSetAttribute(op.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                                                                &bias_ptr, sizeof bias_ptr);
+      if (set != CUBLAS_STATUS_SUCCESS) {
+        failure = {"cublasLtMatmulDescSetAttribute", cublasLtGetStatusName(set), cublasLtGetStatusString(set),
+                   cudaSuccess};
+        return false;
+      }
+    }
     const void* beta =
         wide_scale ? static_cast<const void*>(&lt_zero_d) : static_cast<const void*>(&lt_zero_f);
     const cublasStatus_t status = cublasLtMatmul(handle, op.get(), alpha, ptrs[b], a_layout.get(), ptrs[a],
@@ -157,14 +220,44 @@ struct lt_matmul final : prepared_matmul {
     failure = {"cublasLtMatmul", cublasLtGetStatusName(status), cublasLtGetStatusString(status), cudaSuccess};
     return false;
   }
+
+  void launch_empty_product(void* const* ptrs, const unsigned long long* params, cudaStream_t stream) const {
+    const long long count = shape.m * shape.n;
+    const unsigned blocks = static_cast<unsigned>((count + 255) / 256);
+    const float scale = alpha_of(params);
+    const auto run = [&](auto* d) {
+      using C = std::remove_pointer_t<decltype(d)>;
+      empty_product_epilogue<C><<<blocks, 256, 0, stream>>>(
+          d, bias >= 0 ? static_cast<const C*>(ptrs[bias]) : nullptr, shape.m, shape.n, epilogue, scale);
+    };
+    if (c_type == dtype::float16) return run(static_cast<__half*>(ptrs[c]));
+    if (c_type == dtype::bfloat16) return run(static_cast<__nv_bfloat16*>(ptrs[c]));
+    run(static_cast<float*>(ptrs[c]));
+  }
 };
+
+// A literal alpha in the scale type: its value in c's type (as the
+// consumer computed it), then widened to float.
+inline float literal_alpha(const ir::expr_node& n, dtype c) {
+  namespace epilogue = detail::matmul_epilogue;
+  if (c == dtype::float16) return static_cast<float>(epilogue::literal_as<__half>(n));
+  if (c == dtype::bfloat16) return static_cast<float>(epilogue::literal_as<__nv_bfloat16>(n));
+  return epilogue::literal_as<float>(n);
+}
+
+inline cublasLtEpilogue_t lt_epilogue(std::uint8_t mode) {
+  const bool bias = (mode & ir::matmul_bias) != 0;
+  if (mode & ir::matmul_relu) return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+  if (mode & ir::matmul_gelu_tanh) return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+  return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+}
 
 inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held, const plan_view& plan,
                               std::size_t stmt, const long long* extents, void* const* ptrs) {
   const auto& s = plan.ir.stmts[stmt];
-  const auto reads = ir::reads_of(plan.ir, s);
   // One read when both operands are one buffer (sd::matmul(x, sd::transpose(x))).
-  const std::int32_t a = reads[0].buffer, b = reads[reads.size() - 1].buffer, c = s.target;
+  const auto operands = ir::matmul_operands_of(plan.ir, s);
+  const std::int32_t a = operands.a, b = operands.b, c = s.target;
   const auto& ba = plan.ir.buffers[static_cast<std::size_t>(a)];
   const auto& bb = plan.ir.buffers[static_cast<std::size_t>(b)];
   const auto& bc = plan.ir.buffers[static_cast<std::size_t>(c)];
@@ -179,6 +272,7 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   shape.align_a = alignment_of(ptrs[a]);
   shape.align_b = alignment_of(ptrs[b]);
   shape.align_c = alignment_of(ptrs[c]);
+  if (operands.bias >= 0) shape.align_bias = alignment_of(ptrs[operands.bias]);
   if (held && static_cast<const lt_matmul*>(held.get())->shape == shape) return;  // as prepared before
 
   if (!library) {
@@ -201,6 +295,16 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   mm->c = c;
   mm->c_bytes = static_cast<std::size_t>(shape.m) * static_cast<std::size_t>(shape.n) * size_of(bc.type);
   mm->wide_scale = ba.type == dtype::float64;
+  mm->epilogue = s.matmul_mode & ir::matmul_epilogue_bits;
+  mm->c_type = bc.type;
+  mm->bias = operands.bias;
+  if (mm->epilogue & ir::matmul_alpha) {
+    const auto& alpha = plan.ir.nodes[static_cast<std::size_t>(s.root)];
+    if (alpha.code == ir::op::param)
+      mm->alpha_param = alpha.ref;
+    else
+      mm->alpha = literal_alpha(alpha, bc.type);
+  }
   if (shape.m == 0 || shape.n == 0 || shape.k == 0) {  // no cuBLASLt call (lt_matmul::issue)
     held = static_cast<owned_matmul&&>(owned);
     return;
@@ -228,6 +332,16 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
      "cublasLtMatmulDescSetAttribute");
   lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b, sizeof trans_b),
      "cublasLtMatmulDescSetAttribute");
+  if (mm->epilogue != 0) {
+    const cublasLtEpilogue_t epilogue = lt_epilogue(mm->epilogue);
+    lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
+       "cublasLtMatmulDescSetAttribute");
+  }
+  if (mm->bias >= 0) {  // the heuristic reads the pointer's alignment; issue sets it for each run
+    const void* bias_ptr = ptrs[mm->bias];
+    lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr, sizeof bias_ptr),
+       "cublasLtMatmulDescSetAttribute");
+  }
   // Each operand's layout as stored, column-major: a row-major (r x c) buffer
   // is a column-major (c x r) matrix with leading dimension c.
   const auto u = [](long long x) { return static_cast<std::uint64_t>(x); };

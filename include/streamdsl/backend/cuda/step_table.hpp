@@ -90,11 +90,12 @@ struct step_failure {
 struct prepared_matmul {
   virtual ~prepared_matmul() = default;
   // Issues the product on `stream`, reading and writing the plan's buffers at
-  // `ptrs`, with `workspace_bytes` of workspace at `workspace` (256-byte
+  // `ptrs` (a folded epilogue's alpha param among `params`, as the kernels
+  // get them), with `workspace_bytes` of workspace at `workspace` (256-byte
   // aligned; null when none is needed); false, with `failure` set, if a call
   // failed.
-  virtual bool issue(void* const* ptrs, cudaStream_t stream, void* workspace,
-                     step_failure& failure) const = 0;
+  virtual bool issue(void* const* ptrs, const unsigned long long* params, cudaStream_t stream,
+                     void* workspace, step_failure& failure) const = 0;
   std::size_t workspace_bytes = 0;
 };
 

@@ -5,12 +5,16 @@
 // float types), each product rounded before it is added (no fma), then the
 // sum rounded to c's type. The random tester's reference adds in the same
 // order, so they agree bit for bit; the GPU's cuBLAS adds in its own order.
+// A folded epilogue (passes/matmul_epilogue.hpp) is then applied to each
+// rounded element as the consumer it replaces would (backend/matmul_epilogue.hpp).
 #include <cstddef>
+#include <cstring>
 
 #include "../../detail/dyn_array.hpp"
 #include "../../ir/accesses.hpp"
 #include "../../plan/plan_view.hpp"
 #include "../element_ops.hpp"
+#include "../matmul_epilogue.hpp"
 #include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
 
@@ -25,6 +29,13 @@ struct host_matmul {
   std::size_t m = 0, n = 0, k = 0;
   bool ta = false, tb = false;
   void (*multiply)(const host_matmul&) = nullptr;  // multiply<T, C> of the operands' and c's types
+  // The folded epilogue (ir::matmul_epilogue_bits of the mode; 0: none), its
+  // bias (n elements of type C) and alpha: a literal's node, or a param's
+  // value bytes (of type C).
+  std::uint8_t epilogue = 0;
+  const std::byte* bias = nullptr;
+  ir::expr_node alpha_literal{};
+  const unsigned char* alpha_param = nullptr;
 };
 
 // T: the operands' type; C: c's (T, or float for the 16-bit float types: ir::matmul_stores).
@@ -47,6 +58,16 @@ void multiply(const host_matmul& mm) {
     }
     // Rounded once, from the accumulation type to c's (a float c of 16-bit operands keeps every bit).
     for (std::size_t j = 0; j < mm.n; ++j) c[i * mm.n + j] = element::convert<C>(row[j]);
+    if (mm.epilogue == 0) continue;
+    C alpha = C(1);
+    if (mm.alpha_param != nullptr)
+      std::memcpy(&alpha, mm.alpha_param, sizeof alpha);
+    else if (mm.epilogue & ir::matmul_alpha)
+      alpha = detail::matmul_epilogue::literal_as<C>(mm.alpha_literal);
+    const C* bias = reinterpret_cast<const C*>(mm.bias);
+    for (std::size_t j = 0; j < mm.n; ++j)
+      c[i * mm.n + j] =
+          detail::matmul_epilogue::apply<C>(mm.epilogue, c[i * mm.n + j], alpha, bias ? bias[j] : C(0));
   }
 }
 
@@ -86,8 +107,8 @@ constexpr bool multiplies(const plan_view& plan, dtype t) {
 inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings& bound,
                                   const detail::dyn_array<std::byte*>& memory, const ir::statement& s,
                                   multiply_finder multiplies) {
-  const auto reads = ir::reads_of(plan.ir, s);
-  const auto a = reads[0].buffer, b = reads[reads.size() - 1].buffer;
+  const auto operands = ir::matmul_operands_of(plan.ir, s);
+  const auto a = operands.a, b = operands.b;
   auto extent = [&](std::int32_t d) { return bound.domain_extent[static_cast<std::size_t>(d)]; };
   const auto& da =
       plan.ir.domains[static_cast<std::size_t>(plan.ir.buffers[static_cast<std::size_t>(a)].domain)];
@@ -104,6 +125,15 @@ inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings
   mm.c =
       backend_detail::bytes_of(plan, bound, ir::whole(s.target), memory[static_cast<std::size_t>(s.target)])
           .data;
+  mm.epilogue = s.matmul_mode & ir::matmul_epilogue_bits;
+  if (operands.bias >= 0) mm.bias = memory[static_cast<std::size_t>(operands.bias)];
+  if (mm.epilogue & ir::matmul_alpha) {
+    const auto& alpha = plan.ir.nodes[static_cast<std::size_t>(s.root)];
+    if (alpha.code == ir::op::param)
+      mm.alpha_param = bound.param_value[static_cast<std::size_t>(alpha.ref)]->value_bytes();
+    else
+      mm.alpha_literal = alpha;
+  }
   mm.multiply = multiplies == nullptr ? nullptr
                                       : multiplies(plan.ir.buffers[static_cast<std::size_t>(a)].type,
                                                    plan.ir.buffers[static_cast<std::size_t>(s.target)].type);
