@@ -2,11 +2,12 @@
 """Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
 usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json bench_matmul.json
-                             torch_adam.json bench_row_softmax.json torch_row_softmax.json ...]
+                             torch_adam.json bench_row_softmax.json torch_row_softmax.json torch_compare.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
 device-to-device bandwidth, and the raw CUDA version of each workload. Each
 file gives the tables whose rows it holds (bench_workloads: the elementwise
-workloads; bench_copy_compute: workload 5, the copy/compute pipeline).
+workloads; bench_copy_compute: workload 5, the copy/compute pipeline;
+torch_compare.json, from bench/torch_compare.py: PyTorch beside them).
 """
 import json
 import os
@@ -17,7 +18,7 @@ def load(path):
     with open(path) as f:
         data = json.load(f)
     out = {}
-    for b in data["benchmarks"]:
+    for b in data.get("benchmarks", []):  # a skipped run has none
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
         name = (b["name"].replace("/manual_time", "").replace("/iterations:1", "").replace("_median", ""))
@@ -359,6 +360,35 @@ def matmul_concurrency_table(rows):
         print(f"| {label} | {ms(x)} | {ratio(x, b2b)} | {ratio(x, own) if own else ''} |")
 
 
+def torch_table(rows):
+    """bench/torch_compare.py's rows beside bench_workloads' (the same JSON
+    shape): each workload's streamdsl, raw CUDA and PyTorch times, and
+    streamdsl's speed over the fastest PyTorch variant."""
+    from torch_compare import VARIANTS, WORKLOADS
+
+    def ms(name):
+        r = rows.get(name)
+        if r is None:
+            return None, "missing"
+        if r["seconds"] <= 0:
+            return None, f"FAILED ({r['error']})" if r["error"] else "FAILED"
+        if r["error"]:  # timed, but its results are wrong: not a contender
+            return None, f"{r['seconds']*1e3:.3f} ms, RESULTS WRONG ({r['error']})"
+        return r["seconds"], f"{r['seconds']*1e3:.3f} ms"
+
+    print("| workload | streamdsl | raw CUDA | PyTorch eager | torch.compile | torch.compile reduce-overhead "
+          "| streamdsl vs fastest PyTorch |")
+    print("|---|---|---|---|---|---|---|")
+    for w in WORKLOADS:
+        ours, ours_text = ms(w.streamdsl)
+        raw_text = ms(w.raw)[1] if w.raw else ""
+        torch_times = [ms(f"torch_{w.key}/{v}") for v in VARIANTS]
+        measured = [t for t, _ in torch_times if t]
+        speed = f"{min(measured) / ours:.2f}x" if ours and measured else ""
+        cells = [text if w.key != "memcpy" or v == "eager" else "" for (_, text), v in zip(torch_times, VARIANTS)]
+        print(f"| {w.label} | {ours_text} | {raw_text} | " + " | ".join(cells) + f" | {speed} |")
+
+
 def main():
     rows, ctx = {}, {}
     torch_path = None
@@ -403,6 +433,9 @@ def main():
     if any(n.startswith(("bm_7b_", "bm_7_")) for n in rows):
         print()
         matmul_concurrency_table(rows)
+    if any(n.startswith("torch_") for n in rows):
+        print()
+        torch_table(rows)
 
 
 if __name__ == "__main__":
