@@ -58,6 +58,8 @@ def workloads_table(rows, ctx):
     add("chain K=8 fused vs raw unfused (fusion gain)", "bm_chain_streamdsl<8>", "bm_chain_raw_unfused<8>", 1.0)
     add("two-chains, temps (1 kernel) vs raw 3 kernels", "bm_two_chains_streamdsl", "bm_two_chains_raw", 1.0)
     add("two-chains, outputs (3 kernels) vs raw", "bm_two_chains_outputs_streamdsl", "bm_two_chains_raw", 1.0)
+    add("two-chains over two input halves (1 kernel) vs raw 3 kernels", "bm_two_chains_halves_streamdsl",
+        "bm_two_chains_halves_raw", 1.0)
     add("small-ops graph vs raw graph unfused (bar 2x)", "bm_small_ops_streamdsl_graph", "bm_small_ops_raw/1", 2.0, False)
     add("small-ops plain vs raw plain unfused", "bm_small_ops_streamdsl", "bm_small_ops_raw/0", 1.0, False)
     if "bm_host_overhead" in rows:
@@ -68,7 +70,7 @@ def workloads_table(rows, ctx):
 
     print(f"memcpy D2D bandwidth: {memcpy_bw/1e12:.3f} TB/s ({ctx.get('host_name', '')})")
     fused = [bw(n) / memcpy_bw for n in rows if n.startswith("bm_chain_streamdsl<") or n == "bm_two_chains_streamdsl"
-             or n == "bm_seed_relaxed_streamdsl"]
+             or n in ("bm_seed_relaxed_streamdsl", "bm_two_chains_halves_streamdsl")]
     if fused:
         print(f"fused kernels vs memcpy bandwidth: min {min(fused)*100:.1f}% (bar 95%) "
               f"{'ok' if min(fused) >= 0.95 else 'MISSED'}")

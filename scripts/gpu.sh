@@ -136,6 +136,9 @@ if [ "${1:-}" != "--no-bench" ]; then
     "$out/bench_width.json" "$out/bench_reductions.json" "$out/bench_calls.json" "$out/bench_matmul.json" \
     "$out/bench_matmul_concurrency.json" "$out/torch_adam.json" "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" "$out/torch_compare.json" \
     | tee "$out/table.md"
+  # The plots of docs/benchmarks.md from the same JSON (matplotlib is on the GPU machine).
+  python3 bench/plots.py --bench "$out/bench.json" --torch "$out/torch_compare.json" --out "$out/img" >/dev/null \
+    && status+=("plots: $out/img") || status+=("plots: FAILED (no matplotlib?)")
 fi
 
 echo
