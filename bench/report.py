@@ -2,11 +2,12 @@
 """Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
 usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json bench_matmul.json
-                             torch_adam.json bench_row_softmax.json torch_row_softmax.json ...]
+                             torch_adam.json bench_row_softmax.json torch_row_softmax.json torch_compare.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
 device-to-device bandwidth, and the raw CUDA version of each workload. Each
 file gives the tables whose rows it holds (bench_workloads: the elementwise
-workloads; bench_copy_compute: workload 5, the copy/compute pipeline).
+workloads; bench_copy_compute: workload 5, the copy/compute pipeline;
+torch_compare.json, from bench/torch_compare.py: PyTorch beside them).
 """
 import json
 import os
@@ -17,7 +18,7 @@ def load(path):
     with open(path) as f:
         data = json.load(f)
     out = {}
-    for b in data["benchmarks"]:
+    for b in data.get("benchmarks", []):  # a skipped run has none
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
         name = (b["name"].replace("/manual_time", "").replace("/iterations:1", "").replace("_median", ""))
@@ -57,6 +58,8 @@ def workloads_table(rows, ctx):
     add("chain K=8 fused vs raw unfused (fusion gain)", "bm_chain_streamdsl<8>", "bm_chain_raw_unfused<8>", 1.0)
     add("two-chains, temps (1 kernel) vs raw 3 kernels", "bm_two_chains_streamdsl", "bm_two_chains_raw", 1.0)
     add("two-chains, outputs (3 kernels) vs raw", "bm_two_chains_outputs_streamdsl", "bm_two_chains_raw", 1.0)
+    add("two-chains over two input halves (1 kernel) vs raw 3 kernels", "bm_two_chains_halves_streamdsl",
+        "bm_two_chains_halves_raw", 1.0)
     add("small-ops graph vs raw graph unfused (bar 2x)", "bm_small_ops_streamdsl_graph", "bm_small_ops_raw/1", 2.0, False)
     add("small-ops plain vs raw plain unfused", "bm_small_ops_streamdsl", "bm_small_ops_raw/0", 1.0, False)
     if "bm_host_overhead" in rows:
@@ -67,7 +70,7 @@ def workloads_table(rows, ctx):
 
     print(f"memcpy D2D bandwidth: {memcpy_bw/1e12:.3f} TB/s ({ctx.get('host_name', '')})")
     fused = [bw(n) / memcpy_bw for n in rows if n.startswith("bm_chain_streamdsl<") or n == "bm_two_chains_streamdsl"
-             or n == "bm_seed_relaxed_streamdsl"]
+             or n in ("bm_seed_relaxed_streamdsl", "bm_two_chains_halves_streamdsl")]
     if fused:
         print(f"fused kernels vs memcpy bandwidth: min {min(fused)*100:.1f}% (bar 95%) "
               f"{'ok' if min(fused) >= 0.95 else 'MISSED'}")
@@ -401,6 +404,34 @@ def offload_matmul_table(rows):
             hidden = f"{(serial - x) / (serial - compute) * 100:.1f}%"
         print(f"| {label} | {'missing or wrong' if x is None else f'{x*1e3:.3f} ms'} | {hidden} |")
 
+def torch_table(rows):
+    """bench/torch_compare.py's rows beside bench_workloads' (the same JSON
+    shape): each workload's streamdsl, raw CUDA and PyTorch times, and
+    streamdsl's speed over the fastest PyTorch variant."""
+    from torch_compare import VARIANTS, WORKLOADS
+
+    def ms(name):
+        r = rows.get(name)
+        if r is None:
+            return None, "missing"
+        if r["seconds"] <= 0:
+            return None, f"FAILED ({r['error']})" if r["error"] else "FAILED"
+        if r["error"]:  # timed, but its results are wrong: not a contender
+            return None, f"{r['seconds']*1e3:.3f} ms, RESULTS WRONG ({r['error']})"
+        return r["seconds"], f"{r['seconds']*1e3:.3f} ms"
+
+    print("| workload | streamdsl | raw CUDA | PyTorch eager | torch.compile | torch.compile reduce-overhead "
+          "| streamdsl vs fastest PyTorch |")
+    print("|---|---|---|---|---|---|---|")
+    for w in WORKLOADS:
+        ours, ours_text = ms(w.streamdsl)
+        raw_text = ms(w.raw)[1] if w.raw else ""
+        torch_times = [ms(f"torch_{w.key}/{v}") for v in VARIANTS]
+        measured = [t for t, _ in torch_times if t]
+        speed = f"{min(measured) / ours:.2f}x" if ours and measured else ""
+        cells = [text if w.key != "memcpy" or v == "eager" else "" for (_, text), v in zip(torch_times, VARIANTS)]
+        print(f"| {w.label} | {ours_text} | {raw_text} | " + " | ".join(cells) + f" | {speed} |")
+
 
 def main():
     rows, ctx = {}, {}
@@ -452,6 +483,9 @@ def main():
     if any(n.startswith("w6_matmul/") for n in rows):
         print()
         offload_matmul_table(rows)
+    if any(n.startswith("torch_") for n in rows):
+        print()
+        torch_table(rows)
 
 
 if __name__ == "__main__":

@@ -17,8 +17,9 @@ usage: python3 bench/row_softmax_torch.py [--iters 20] [--repeat 5] [--no-compil
 """
 import argparse
 import json
-import statistics
 import sys
+
+from torch_timing import timed, torch_on_cuda
 
 ROWS, COLS = 4096, 65536
 
@@ -37,29 +38,11 @@ def main():
                 json.dump(results, f)
         return 0
 
-    try:
-        import torch
-    except ImportError:
-        print("skipped: torch not installed")
-        return finish({"skipped": "torch not installed"})
-    if not torch.cuda.is_available():
-        print("skipped: no CUDA device")
-        return finish({"skipped": "no CUDA device"})
+    torch, why_not = torch_on_cuda()
+    if torch is None:
+        print(f"skipped: {why_not}")
+        return finish({"skipped": why_not})
     dev = "cuda"
-
-    def timed(fn, iters):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        fn()
-        torch.cuda.synchronize()
-        rounds = []
-        for _ in range(args.repeat):
-            start.record()
-            for _ in range(iters):
-                fn()
-            stop.record()
-            stop.synchronize()
-            rounds.append(start.elapsed_time(stop) / 1e3 / iters)
-        return statistics.median(rounds)
 
     # Values as the C++ benchmark's: multiples of 1/4 in [-2, 2].
     i = torch.arange(ROWS * COLS, device=dev, dtype=torch.int64)
@@ -67,7 +50,7 @@ def main():
     del i
     y = torch.empty_like(x)
     # The bound: a copy's bytes (read + written) give the bandwidth.
-    copy_s = timed(lambda: y.copy_(x), args.iters)
+    copy_s = timed(torch, lambda: y.copy_(x), args.iters, args.repeat)
     copy_bw = 2.0 * x.numel() * 4 / copy_s
     bound_bytes = 3.0 * x.numel() * 4
     results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": ROWS, "cols": COLS,
@@ -80,7 +63,7 @@ def main():
         return torch.softmax(x, dim=1)
 
     reference = eager()
-    report("torch.softmax (eager)", timed(eager, args.iters))
+    report("torch.softmax (eager)", timed(torch, eager, args.iters, args.repeat))
     if not args.no_compile:
         compiled = torch.compile(lambda t: torch.softmax(t, dim=1))
 
@@ -94,7 +77,7 @@ def main():
                 out = fn(x)
             if not torch.allclose(out, reference, rtol=1e-5, atol=1e-9):
                 print(f"{name}: RESULTS DIFFER from torch.softmax", file=sys.stderr)
-            report(name, timed(lambda: fn(x), args.iters))
+            report(name, timed(torch, lambda: fn(x), args.iters, args.repeat))
 
     print(f"row softmax {ROWS} x {COLS} float32 on {results['device']} (torch {results['torch']})")
     print(f"copy bandwidth {copy_bw / 1e9:.0f} GB/s; bound (2 reads + 1 write of 1 GiB): {results['bound_ms']:.3f} ms")

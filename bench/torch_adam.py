@@ -14,8 +14,9 @@ usage: python3 bench/torch_adam.py [--iters 50] [--repeat 5] [--no-compile]
 """
 import argparse
 import json
-import statistics
 import sys
+
+from torch_timing import copy_bandwidth, timed, torch_on_cuda
 
 
 def main():
@@ -24,36 +25,17 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--no-compile", action="store_true")
     args = ap.parse_args()
-    import torch
-
-    if not torch.cuda.is_available():
-        print(json.dumps({"skipped": "no CUDA device"}))
+    torch, why_not = torch_on_cuda()
+    if torch is None:
+        print(json.dumps({"skipped": why_not}))
         return 0
     dev = "cuda"
     big, small, pairs = 1 << 22, 1 << 12, 32
     sizes = [big if t % 2 == 0 else small for t in range(2 * pairs)]
     limit_bytes = 28.0 * sum(sizes)
 
-    def timed(fn, iters):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        fn()
-        torch.cuda.synchronize()
-        rounds = []
-        for _ in range(args.repeat):
-            start.record()
-            for _ in range(iters):
-                fn()
-            stop.record()
-            stop.synchronize()
-            rounds.append(start.elapsed_time(stop) / 1e3 / iters)
-        return statistics.median(rounds)
-
     # Bandwidth reference: 1 GiB device to device, bytes read + written.
-    a = torch.empty(1 << 28, device=dev)
-    b = torch.empty_like(a)
-    copy_s = timed(lambda: b.copy_(a), 10)
-    copy_bw = 2.0 * a.numel() * 4 / copy_s
-    del a, b
+    copy_bw = copy_bandwidth(torch, 10, args.repeat)
 
     def make(**kw):
         gen = torch.Generator(device=dev).manual_seed(0)
@@ -70,10 +52,10 @@ def main():
         results["variants"][name] = {"ms": seconds * 1e3, "fraction_of_limit": limit_bytes / seconds / copy_bw}
 
     fused = make(fused=True)
-    report("torch fused", timed(fused.step, args.iters))
+    report("torch fused", timed(torch, fused.step, args.iters, args.repeat))
     del fused
     foreach = make(foreach=True)
-    report("torch foreach", timed(foreach.step, args.iters))
+    report("torch foreach", timed(torch, foreach.step, args.iters, args.repeat))
     if not args.no_compile:
         compiled = make(foreach=True)
 
@@ -83,7 +65,7 @@ def main():
 
         for _ in range(3):  # compile and warm up
             step()
-        report("torch.compile", timed(step, args.iters))
+        report("torch.compile", timed(torch, step, args.iters, args.repeat))
 
     print(f"copy bandwidth {copy_bw / 1e9:.0f} GB/s; 28-byte limit {limit_bytes / copy_bw * 1e3:.3f} ms",
           file=sys.stderr)

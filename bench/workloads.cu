@@ -217,11 +217,28 @@ BENCHMARK(bm_chain_raw_fused<8>)->UseManualTime()->Unit(benchmark::kMillisecond)
 BENCHMARK(bm_chain_raw_unfused<8>)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // ---------------------------------------------------------------- 3. two-chains
-// Two independent 8-op chains of x on two streams, joined by an add on main.
-template <bool Temps>
+// Two independent 8-op chains on two streams, joined by an add on main: as
+// written, both chains read x; in the halves variant (the peers' scripts, and
+// bench/torch_compare.py's), a = chain_a(xa) and b = chain_b(xb) over two
+// inputs of 2^27 floats each.
+constexpr auto chain_a_statements = [](auto& a, const auto& x) {
+  a = sd::relu(x * 1.5f + 0.25f);
+  a = sd::min(a * 0.75f - 0.125f, 4.0f);
+  a = sd::abs(a) * 1.0001f + 0.5f;
+  a = a * a * 0.5f;
+};
+constexpr auto chain_b_statements = [](auto& b, const auto& x) {
+  b = sd::max(x * 0.5f - 0.25f, -2.0f);
+  b = sd::relu(b + 0.125f) * 1.25f;
+  b = sd::abs(b - 0.5f) * 0.999f;
+  b = b * 0.5f + x;
+};
+
+template <bool Temps, bool Halves>
 constexpr auto two_chains_lambda() {
   return [](sd::builder& p) {
-    auto x = p.input<float>("x");
+    auto xa = p.input<float>(Halves ? "xa" : "x");
+    auto xb = Halves ? p.input<float>("xb") : xa;
     auto out = p.output<float>("out");
     auto s1 = p.stream("s1");
     auto s2 = p.stream("s2");
@@ -236,17 +253,11 @@ constexpr auto two_chains_lambda() {
     auto a = make("a");
     auto b = make("b");
     sd::with_stream(s1, [&] {
-      a = sd::relu(x * 1.5f + 0.25f);
-      a = sd::min(a * 0.75f - 0.125f, 4.0f);
-      a = sd::abs(a) * 1.0001f + 0.5f;
-      a = a * a * 0.5f;
+      chain_a_statements(a, xa);
       e1.record();
     });
     sd::with_stream(s2, [&] {
-      b = sd::max(x * 0.5f - 0.25f, -2.0f);
-      b = sd::relu(b + 0.125f) * 1.25f;
-      b = sd::abs(b - 0.5f) * 0.999f;
-      b = b * 0.5f + x;
+      chain_b_statements(b, xb);
       e2.record();
     });
     e1.wait();
@@ -254,9 +265,11 @@ constexpr auto two_chains_lambda() {
     out = a + b;
   };
 }
-constexpr auto two_chains_temps = sd::program(two_chains_lambda<true>());
-constexpr auto two_chains_outputs = sd::program(two_chains_lambda<false>());
+constexpr auto two_chains_temps = sd::program(two_chains_lambda<true, false>());
+constexpr auto two_chains_outputs = sd::program(two_chains_lambda<false, false>());
+constexpr auto two_chains_halves = sd::program(two_chains_lambda<true, true>());
 static_assert(two_chains_temps.plan().kernel_count() == 1);
+static_assert(two_chains_halves.plan().kernel_count() == 1);
 
 __global__ void raw_chain_a(const float* x, float* a, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
@@ -303,9 +316,23 @@ void bm_two_chains_outputs_streamdsl(benchmark::State& state) {
 }
 BENCHMARK(bm_two_chains_outputs_streamdsl)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-// Raw CUDA as a careful user writes it: each chain hand-fused on its stream, a join on main.
-void bm_two_chains_raw(benchmark::State& state) {
-  device_buffer x(big_n), a(big_n), b(big_n), out(big_n);
+constexpr std::size_t half_n = big_n / 2;
+
+void bm_two_chains_halves_streamdsl(benchmark::State& state) {
+  device_buffer xa(half_n), xb(half_n), out(half_n);
+  sd::cuda_executor ex;
+  time_on(state, nullptr, 3.0 * half_n * sizeof(float), [&] {
+    ex.run(two_chains_halves, sd::bind("xa", static_cast<const float*>(xa.ptr), half_n),
+           sd::bind("xb", static_cast<const float*>(xb.ptr), half_n), sd::bind("out", out.ptr, half_n));
+  });
+}
+BENCHMARK(bm_two_chains_halves_streamdsl)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Raw CUDA as a careful user writes it: each chain hand-fused on its stream, a
+// join on main; chain a reads xa, chain b reads xb (the same buffer as written,
+// two halves in the halves variant).
+void two_chains_raw(benchmark::State& state, const float* xa, const float* xb, std::size_t n) {
+  device_buffer a(n), b(n), out(n);
   cudaStream_t s1, s2;
   cudaEvent_t entry, e1, e2;
   cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
@@ -314,22 +341,34 @@ void bm_two_chains_raw(benchmark::State& state) {
   cudaEventCreateWithFlags(&e1, cudaEventDisableTiming);
   cudaEventCreateWithFlags(&e2, cudaEventDisableTiming);
   const int blocks = raw_blocks();
-  time_on(state, nullptr, 7.0 * big_n * sizeof(float), [&] {
+  const auto len = static_cast<long long>(n);
+  time_on(state, nullptr, 7.0 * static_cast<double>(n) * sizeof(float), [&] {
     cudaEventRecord(entry, nullptr);
     cudaStreamWaitEvent(s1, entry, 0);
     cudaStreamWaitEvent(s2, entry, 0);
-    raw_chain_a<<<blocks, 256, 0, s1>>>(x.ptr, a.ptr, big_n);
+    raw_chain_a<<<blocks, 256, 0, s1>>>(xa, a.ptr, len);
     cudaEventRecord(e1, s1);
-    raw_chain_b<<<blocks, 256, 0, s2>>>(x.ptr, b.ptr, big_n);
+    raw_chain_b<<<blocks, 256, 0, s2>>>(xb, b.ptr, len);
     cudaEventRecord(e2, s2);
     cudaStreamWaitEvent(nullptr, e1, 0);
     cudaStreamWaitEvent(nullptr, e2, 0);
-    raw_join<<<blocks, 256>>>(a.ptr, b.ptr, out.ptr, big_n);
+    raw_join<<<blocks, 256>>>(a.ptr, b.ptr, out.ptr, len);
   });
   cudaStreamDestroy(s1);
   cudaStreamDestroy(s2);
 }
+
+void bm_two_chains_raw(benchmark::State& state) {
+  device_buffer x(big_n);
+  two_chains_raw(state, x.ptr, x.ptr, big_n);
+}
 BENCHMARK(bm_two_chains_raw)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void bm_two_chains_halves_raw(benchmark::State& state) {
+  device_buffer xa(half_n), xb(half_n);
+  two_chains_raw(state, xa.ptr, xb.ptr, half_n);
+}
+BENCHMARK(bm_two_chains_halves_raw)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // ---------------------------------------------------------------- 4. small-ops
 // 64 independent 4-op chains on 64K floats, spread over 4 streams: launch-bound.

@@ -74,6 +74,16 @@ if [ -x "$build/examples/example_copy_pipeline_gpu" ] &&
 else
   status+=("copy pipeline timeline: FAILED (see copy_pipeline_timeline.log)")
 fi
+# The PyTorch extension (examples/torch_extension): built here by torch's JIT,
+# checked against eager PyTorch on torch's current stream, timed beside
+# torch.compile; exit 77 is "skipped" (no torch, no nvcc or no GPU).
+python3 examples/torch_extension/run.py --json "$out/torch_extension.json" --build-dir build/torch_extension \
+  >"$out/torch_extension.log" 2>&1
+case $? in
+  0) status+=("torch extension example: $(grep -E '^results' "$out/torch_extension.log")") ;;
+  77) status+=("torch extension example: $(grep -E '^skipped' "$out/torch_extension.log")") ;;
+  *) status+=("torch extension example: FAILED (see torch_extension.log)"); tail -20 "$out/torch_extension.log" ;;
+esac
 
 if [ "${1:-}" != "--no-bench" ]; then
   echo "== kernel tuning =="
@@ -82,6 +92,11 @@ if [ "${1:-}" != "--no-bench" ]; then
   "$build/bench/bench_workloads" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 \
     && status+=("benchmarks: ran") || status+=("benchmarks: FAILED")
+  # The same workloads under PyTorch (eager, torch.compile, reduce-overhead),
+  # same sizes and timing, same JSON: report.py's last table puts them side by side.
+  python3 bench/torch_compare.py --out "$out/torch_compare.json" >"$out/torch_compare.log" 2>&1 \
+    && status+=("PyTorch workloads: $(tail -1 "$out/torch_compare.log")") \
+    || status+=("PyTorch workloads: FAILED (see torch_compare.log)")
   # Workload 5, the copy/compute pipeline over 1 GiB of pinned memory; each
   # benchmark checks its results, and wrong ones make it fail (see its log).
   "$build/bench/bench_copy_compute" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
@@ -133,7 +148,11 @@ if [ "${1:-}" != "--no-bench" ]; then
   fi
   python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" "$out/bench_adam.json" \
     "$out/bench_width.json" "$out/bench_reductions.json" "$out/bench_calls.json" "$out/bench_matmul.json" \
-    "$out/bench_matmul_concurrency.json" "$out/bench_offload_matmul.json" "$out/torch_adam.json" "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" | tee "$out/table.md"
+    "$out/bench_matmul_concurrency.json" "$out/bench_offload_matmul.json" "$out/torch_adam.json" "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" "$out/torch_compare.json" \
+    | tee "$out/table.md"
+  # The plots of docs/benchmarks.md from the same JSON (matplotlib is on the GPU machine).
+  python3 bench/plots.py --bench "$out/bench.json" --torch "$out/torch_compare.json" --out "$out/img" >/dev/null \
+    && status+=("plots: $out/img") || status+=("plots: FAILED (no matplotlib?)")
 fi
 
 echo
