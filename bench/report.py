@@ -404,6 +404,7 @@ def offload_matmul_table(rows):
             hidden = f"{(serial - x) / (serial - compute) * 100:.1f}%"
         print(f"| {label} | {'missing or wrong' if x is None else f'{x*1e3:.3f} ms'} | {hidden} |")
 
+
 def torch_table(rows):
     """bench/torch_compare.py's rows beside bench_workloads' (the same JSON
     shape): each workload's streamdsl, raw CUDA and PyTorch times, and
