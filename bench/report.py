@@ -58,6 +58,8 @@ def workloads_table(rows, ctx):
     add("chain K=8 fused vs raw unfused (fusion gain)", "bm_chain_streamdsl<8>", "bm_chain_raw_unfused<8>", 1.0)
     add("two-chains, temps (1 kernel) vs raw 3 kernels", "bm_two_chains_streamdsl", "bm_two_chains_raw", 1.0)
     add("two-chains, outputs (3 kernels) vs raw", "bm_two_chains_outputs_streamdsl", "bm_two_chains_raw", 1.0)
+    add("two-chains, outputs under sd::relaxed (1 kernel) vs raw 3 kernels", "bm_two_chains_outputs_relaxed_streamdsl",
+        "bm_two_chains_raw", 1.0)
     add("two-chains over two input halves (1 kernel) vs raw 3 kernels", "bm_two_chains_halves_streamdsl",
         "bm_two_chains_halves_raw", 1.0)
     add("small-ops graph vs raw graph unfused (bar 2x)", "bm_small_ops_streamdsl_graph", "bm_small_ops_raw/1", 2.0, False)

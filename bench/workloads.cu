@@ -268,6 +268,10 @@ constexpr auto two_chains_lambda() {
 constexpr auto two_chains_temps = sd::program(two_chains_lambda<true, false>());
 constexpr auto two_chains_outputs = sd::program(two_chains_lambda<false, false>());
 constexpr auto two_chains_halves = sd::program(two_chains_lambda<true, true>());
+// As torch.compile does (it drops the streams): under sd::relaxed the chains
+// writing outputs move into the join, one kernel writing a, b and out.
+constexpr auto two_chains_outputs_relaxed = sd::program<sd::relaxed>(two_chains_lambda<false, false>());
+static_assert(two_chains_outputs_relaxed.plan().kernel_count() == 1);
 static_assert(two_chains_temps.plan().kernel_count() == 1);
 static_assert(two_chains_halves.plan().kernel_count() == 1);
 
@@ -315,6 +319,16 @@ void bm_two_chains_outputs_streamdsl(benchmark::State& state) {
   });
 }
 BENCHMARK(bm_two_chains_outputs_streamdsl)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void bm_two_chains_outputs_relaxed_streamdsl(benchmark::State& state) {
+  device_buffer x(big_n), a(big_n), b(big_n), out(big_n);
+  sd::cuda_executor ex;
+  time_on(state, nullptr, 4.0 * big_n * sizeof(float), [&] {
+    ex.run(two_chains_outputs_relaxed, sd::bind("x", static_cast<const float*>(x.ptr), big_n),
+           sd::bind("a", a.ptr, big_n), sd::bind("b", b.ptr, big_n), sd::bind("out", out.ptr, big_n));
+  });
+}
+BENCHMARK(bm_two_chains_outputs_relaxed_streamdsl)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 constexpr std::size_t half_n = big_n / 2;
 
