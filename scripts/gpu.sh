@@ -66,7 +66,7 @@ for ex in "$build"/examples/example_*; do
   if "$ex" >"$out/$(basename "$ex").log" 2>&1; then status+=("$(basename "$ex"): ran"); else status+=("$(basename "$ex"): FAILED"); fi
 done
 # The copy pipeline's timeline on the GPU (docs/timeline.md), 4 MiB chunks:
-# scripts/trace_to_png.py draws it (where matplotlib is) as docs/images/copy_pipeline_timeline.png.
+# scripts/trace_to_png.py draws it (where matplotlib is) as docs/img/copy_pipeline_timeline.png.
 if [ -x "$build/examples/example_copy_pipeline_gpu" ] &&
   "$build/examples/example_copy_pipeline_gpu" --trace "$out/copy_pipeline_timeline.json" --floats-per-chunk 1048576 \
     >"$out/copy_pipeline_timeline.log" 2>&1; then
