@@ -11,6 +11,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +34,7 @@ struct raw_options {
   bool tf32 = false;        // float operands on the tensor cores (CUBLAS_COMPUTE_32F_FAST_TF32)
   cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
   const void* bias = nullptr;  // n elements of the product's type, for the *_BIAS epilogues
+  int batch = 1;               // > 1: one strided-batched call over `batch` contiguous products
 };
 
 class raw_matmul {
@@ -60,6 +62,11 @@ class raw_matmul {
     check_lt(cublasLtMatrixLayoutCreate(&a_, type, n, k, n), "layout b^T");  // cuBLASLt's A: b
     check_lt(cublasLtMatrixLayoutCreate(&b_, type, k, m, k), "layout a^T");  // cuBLASLt's B: a
     check_lt(cublasLtMatrixLayoutCreate(&c_, type, n, m, n), "layout c^T");
+    if (o.batch > 1) {
+      batch(a_, o.batch, n * k);
+      batch(b_, o.batch, k * m);
+      batch(c_, o.batch, n * m);
+    }
     cublasLtMatmulPreference_t pref = nullptr;
     check_lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
     check_lt(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
@@ -98,6 +105,17 @@ class raw_matmul {
   }
 
  private:
+  // Matrix i of a layout starts `stride` elements after matrix i - 1.
+  static void batch(cublasLtMatrixLayout_t layout, int count, long long stride) {
+    check_lt(
+        cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
+        "BATCH_COUNT");
+    const std::int64_t offset = stride;
+    check_lt(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &offset,
+                                              sizeof offset),
+             "STRIDED_BATCH_OFFSET");
+  }
+
   cublasLtHandle_t handle_;
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;

@@ -360,13 +360,14 @@ def matmul_concurrency_table(rows):
         return "" if a is None or b is None else f"{a / b:.2f}x"
 
     print("| 7b: 64 bf16 matmuls | plain, 1 stream | plain, 4 streams | raw graph, 4 streams | streamdsl run() "
-          "| streamdsl graph | graph vs plain 1 stream (goal >= 2x at 512^3, 1024^3) | graph vs raw graph (goal >= 1x) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| streamdsl graph | graph vs plain 1 stream (goal >= 2x at 512^3, 1024^3) | graph vs raw graph (goal >= 1x) "
+          "| raw strided-batched call | batched vs streamdsl graph |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for i, label in enumerate(("512^3", "1024^3", "256x4096x1024")):
-        one, four, rg = (t(f"bm_7b_raw/{i}/{v}") for v in range(3))
+        one, four, rg, batched = (t(f"bm_7b_raw/{i}/{v}") for v in range(4))
         run, graph = (t(f"bm_7b_streamdsl/{i}/{v}") for v in range(2))
         print(f"| {label} | {ms(one)} | {ms(four)} | {ms(rg)} | {ms(run)} | {ms(graph)} | {ratio(one, graph)} "
-              f"| {ratio(rg, graph)} |")
+              f"| {ratio(rg, graph)} | {ms(batched)} | {ratio(graph, batched)} faster |")
     print()
     b2b, plain, parted = (t(f"bm_7_raw/{v}") for v in range(3))
     run, graph = (t(f"bm_7_streamdsl<true>/{v}") for v in range(2))
