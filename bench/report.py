@@ -2,7 +2,8 @@
 """Turns the benchmarks' JSON into the ratio tables of docs/benchmarks.md.
 
 usage: report.py bench.json [bench_copy_compute.json bench_adam.json bench_width.json bench_reductions.json bench_matmul.json
-                             torch_adam.json bench_row_softmax.json torch_row_softmax.json torch_compare.json ...]
+                             torch_adam.json bench_row_softmax.json torch_row_softmax.json torch_compare.json
+                             torch_matmul.json ...]
 Ratios are against baselines measured in the same run: cudaMemcpyAsync
 device-to-device bandwidth, and the raw CUDA version of each workload. Each
 file gives the tables whose rows it holds (bench_workloads: the elementwise
@@ -437,11 +438,28 @@ def torch_table(rows):
         print(f"| {w.label} | {ours_text} | {raw_text} | " + " | ".join(cells) + f" | {speed} |")
 
 
+def torch_matmul_table(path):
+    """bench/torch_matmul.py's variants (workloads 7b, 7 and 6 in PyTorch, same GPU)."""
+    with open(path) as f:
+        data = json.load(f)
+    if "skipped" in data:
+        print(f"PyTorch matmul workloads: skipped ({data['skipped']})")
+        return
+    print(f"| PyTorch {data.get('torch', '')}, {data.get('device', '')} | time | |")
+    print("|---|---|---|")
+    for name, r in data["variants"].items():
+        print(f"| {name} | {r['ms']:.3f} ms | {r.get('error', '')} |")
+
+
 def main():
     rows, ctx = {}, {}
     torch_path = None
     torch_softmax_path = None
+    torch_matmul_path = None
     for path in sys.argv[1:]:
+        if path.endswith("torch_matmul.json"):
+            torch_matmul_path = path
+            continue
         if path.endswith("torch_adam.json"):
             torch_path = path
             continue
@@ -490,6 +508,9 @@ def main():
     if any(n.startswith("torch_") for n in rows):
         print()
         torch_table(rows)
+    if torch_matmul_path and os.path.exists(torch_matmul_path):
+        print()
+        torch_matmul_table(torch_matmul_path)
 
 
 if __name__ == "__main__":

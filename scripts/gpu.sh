@@ -140,6 +140,9 @@ if [ "${1:-}" != "--no-bench" ]; then
   python3 bench/row_softmax_torch.py --json "$out/torch_row_softmax.json" >"$out/torch_row_softmax.log" 2>&1 \
     && status+=("PyTorch row softmax: $(tr '\n' ';' <"$out/torch_row_softmax.log")") \
     || status+=("PyTorch row softmax: FAILED (see torch_row_softmax.log)")
+  # PyTorch's side of workloads 7b, 7 and 6 (matmuls), same GPU and shapes.
+  python3 bench/torch_matmul.py --json "$out/torch_matmul.json" >"$out/torch_matmul.log" 2>&1 \
+    && status+=("PyTorch matmul workloads: ran") || status+=("PyTorch matmul workloads: FAILED (see torch_matmul.log)")
   if python3 -c 'import torch' 2>/dev/null; then
     python3 bench/torch_adam.py >"$out/torch_adam.json" 2>"$out/torch_adam.log" \
       && status+=("PyTorch Adam: ran") || status+=("PyTorch Adam: FAILED (see torch_adam.log)")
@@ -149,7 +152,7 @@ if [ "${1:-}" != "--no-bench" ]; then
   python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" "$out/bench_adam.json" \
     "$out/bench_width.json" "$out/bench_reductions.json" "$out/bench_calls.json" "$out/bench_matmul.json" \
     "$out/bench_matmul_concurrency.json" "$out/bench_offload_matmul.json" "$out/torch_adam.json" "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" "$out/torch_compare.json" \
-    | tee "$out/table.md"
+    "$out/torch_matmul.json" | tee "$out/table.md"
   # The plots of docs/benchmarks.md from the same JSON (matplotlib is on the GPU machine).
   python3 bench/plots.py --bench "$out/bench.json" --torch "$out/torch_compare.json" --out "$out/img" >/dev/null \
     && status+=("plots: $out/img") || status+=("plots: FAILED (no matplotlib?)")
