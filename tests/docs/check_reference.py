@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""docs/reference.md names every public name, and every elementwise op.
+"""docs/reference.md names every public name, every elementwise op and
+every compile error kind.
 
 1. Every op of ir/op_table.hpp with a spelling has a row of the reference's
    operator table whose first cell is that spelling in backticks
    ("| `+` |", "| `sd::exp` |"; a pipe written as "\\|" inside the cell).
-2. Every name declared at namespace scope of `streamdsl` (not a nested
+2. Every compile error kind of diag/error_kind.hpp is linked to its entry
+   in errors.md.
+3. Every name declared at namespace scope of `streamdsl` (not a nested
    namespace: detail, ir, passes, ... are internal) in a user-facing header
    appears in backticks in the reference, bare or as sd::name, alone or
    followed by template arguments or a call ("`sd::bind(...)`",
@@ -13,8 +16,7 @@
    timeline, call_context, cuda_graph). Names that are public only for the
    library's own use are listed in INTERNAL below, each with its reason: a new
    public name fails this check until it is documented or listed there.
-
-3. Every link of the reference to a page of docs/, and to a heading of it,
+4. Every link of the reference to a page of docs/, and to a heading of it,
    resolves.
 
 usage: check_reference.py --reference docs/reference.md --include include/streamdsl
@@ -277,7 +279,19 @@ def main():
                   f"in the reference's operator table")
             failed += 1
 
-    # 2. public names
+    # 2. the compile errors' kinds (diag/error_kind.hpp), each linked to errors.md
+    kinds = re.findall(r'return "(\w+)";', open(os.path.join(include, "diag/error_kind.hpp")).read())
+    for kind in kinds:
+        if kind in ("none", "?"):
+            continue
+        if f"(errors.md#{kind})" in reference:
+            print(f"ok: error kind {kind} is linked")
+        else:
+            print(f"FAIL: error kind {kind} (diag/error_kind.hpp) has no link [`{kind}`](errors.md#{kind}) "
+                  f"in the reference")
+            failed += 1
+
+    # 3. public names
     seen = set()
     for header in USER_HEADERS:
         path = os.path.join(include, header)
