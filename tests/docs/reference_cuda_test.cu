@@ -70,6 +70,7 @@ TEST_CASE("reference: the CUDA executor, its run options and graphs", "[docs]") 
   CHECK(hy[n - 1] == 5.0f);
   CHECK(hx[0] == 10.0f);
   CHECK(ex.main_stream() == stream);
+  CHECK_THROWS_AS(ex.run(seed, sd::bind("x", d_x, n), sd::bind("y", d_y, n)), sd::binding_error);
   cudaEventDestroy(inputs_ready);
   cudaEventDestroy(outputs_done);
   cudaStreamDestroy(side);
