@@ -51,6 +51,9 @@ USER_HEADERS = [
     "plan/plan_view.hpp",
     "plan/plan_types.hpp",
     "plan/plan_model.hpp",
+    "plan/to_string.hpp",
+    "plan/to_dot.hpp",
+    "plan/workspace_layout.hpp",
     "backend/bindings.hpp",
     "backend/call_context.hpp",
     "backend/timeline.hpp",
@@ -108,6 +111,7 @@ INTERNAL = {
     "plan_model": "the result of sd::passes::schedule, documented with it",
     "note_capacity": "plan internals",
     "notes_bound": "plan internals",
+    "lay_out_workspace": "the layout plan_view::workspace_bytes and the executors share",
     # plan_view members for executors and the dump
     "plan_view::known_stream": "the checked lookup the queries use",
     "plan_view::known_buffer": "the checked lookup the queries use",

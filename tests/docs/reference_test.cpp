@@ -435,7 +435,10 @@ TEST_CASE("reference: a program built at run time", "[docs]") {
   sd::host_executor ex;
   ex.run(sd::view_of(model), std::vector<sd::binding>{sd::bind("x", xs), sd::bind("y", ys)});
   // ys == {2, 4}
+  std::ostringstream text;
+  text << sd::dump(sd::view_of(model));  // the plan as to_string() prints a compiled program's
   // END SNIPPET
   CHECK(model.ir.ok());
+  CHECK(text.str().rfind("// streamdsl plan: 1 kernel", 0) == 0);
   CHECK(ys == std::vector<float>{2, 4});
 }
