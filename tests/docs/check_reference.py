@@ -18,6 +18,8 @@ every compile error kind.
    public name fails this check until it is documented or listed there.
 4. Every link of the reference to a page of docs/, and to a heading of it,
    resolves.
+5. Every sd::name the reference writes is declared by a user header (no
+   invented API).
 
 usage: check_reference.py --reference docs/reference.md --include include/streamdsl
 """
@@ -69,6 +71,12 @@ USER_HEADERS = [
 
 # Classes whose public member functions users call: (header, class).
 MEMBER_CLASSES = [
+    ("program.hpp", "compiled_program"),
+    ("dsl/builder.hpp", "builder"),
+    ("dsl/buffer.hpp", "buffer"),
+    ("dsl/stream.hpp", "stream"),
+    ("dsl/event.hpp", "event"),
+    ("dsl/family.hpp", "family"),
     ("plan/plan_view.hpp", "plan_view"),
     ("backend/timeline.hpp", "timeline"),
     ("backend/call_context.hpp", "call_context"),
@@ -155,6 +163,28 @@ INTERNAL = {
 }
 
 
+def strip_template_arguments(line):
+    """The line with its balanced <...> lists removed (operators << and <=
+    aside), so that a declaration's return type is one word."""
+    out, depth = [], 0
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if line.startswith("<<", i) or line.startswith("<=", i) or line.startswith(">>", i):
+            if depth == 0:
+                out.append(line[i:i + 2])
+            i += 2
+            continue
+        if c == "<":
+            depth += 1
+        elif c == ">" and depth > 0:
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def names_in_namespace(path):
     """Names declared at namespace scope of `streamdsl` itself in `path`."""
     names = []
@@ -167,8 +197,16 @@ def names_in_namespace(path):
         if re.match(r"^\}  // namespace", line):
             stack.pop()
             continue
-        if stack != ["streamdsl"] or line[:1] in (" ", "#", "/", "}", "\n", "\t"):
+        if stack != ["streamdsl"]:
             continue
+        # A requires-clause's last line, indented, ends in the declaration.
+        m = re.match(r"^\s+requires [\w:]+ [\w:]+ (\w+)\(", strip_template_arguments(line))
+        if m:
+            names.append(m.group(1))
+            continue
+        if line[:1] in (" ", "#", "/", "}", "\n", "\t"):
+            continue
+        line = strip_template_arguments(line)
         for pattern in (
             r"^(?:class|struct|enum class|concept) (\w+)",
             r"^concept (\w+)",
@@ -202,8 +240,13 @@ def public_members(path, cls):
     public = lines[start].startswith("struct")
     depth = 1
     names = []
+    continued = False  # the previous line ended in a backslash: a macro's definition goes on
     for line in lines[start + 1:]:
         code = code_only(line)
+        in_macro = continued or code.lstrip().startswith("#")
+        continued = code.rstrip().endswith("\\")
+        if in_macro:
+            continue
         if depth == 1:
             if re.match(r"^\s*public:", code):
                 public = True
@@ -333,6 +376,12 @@ def main():
                 print(f"FAIL: public member {key} ({header}) appears in no code span of the reference; "
                       f"document it, or list it in INTERNAL in {sys.argv[0]} with the reason")
                 failed += 1
+    # 5. no invented API: every sd::name the reference writes is declared
+    known = {key.split("::")[-1] for key in seen} | {"passes"}  # sd::passes::schedule
+    for name in sorted(set(re.findall(r"\bsd::(\w+)", reference))):
+        if name not in known:
+            print(f"FAIL: the reference writes sd::{name}, which no user header declares")
+            failed += 1
     stale = [n for n in INTERNAL if n not in seen]
     for name in stale:
         print(f"FAIL: INTERNAL lists {name}, which no user header declares any more")
