@@ -149,8 +149,10 @@ class workspace_allocator {
 
 // A workspace the caller owns: `bytes` of device memory at `data`, 256-byte
 // aligned (the workspace's slot alignment). A run checks that it holds the
-// workspace it needs (plan().workspace_bytes(extents)) before it issues
-// anything: too small is an sd::binding_error naming the bytes needed. The
+// workspace it needs before it issues anything: the temps' slots
+// (plan().workspace_bytes(extents)) and, for reductions, scans and matmuls,
+// CUB's storage and cuBLASLt's workspace after them; too small is an
+// sd::binding_error naming the bytes needed. The
 // run uses it on its streams; a graph, in every launch: the caller keeps it
 // alive and does not use it meanwhile.
 struct workspace_buffer {
