@@ -175,6 +175,19 @@ TEST_CASE("a host step lists host memory only", "[host_call]") {
           auto b = p.inout<float, sd::pageable>("b");
           p.host_call("mix", sd::reads(a.chunk(0, 2), b), sd::writes(b));
         }) == error_kind::none);
+  // One name is one binding: a call and a host step cannot share it; host steps can.
+  CHECK(first_message([](sd::builder& p) {
+          auto a = p.output<float, sd::pinned>("a");
+          p.call("f", sd::writes(a));
+          p.host_call("f", sd::reads(a));
+        }) ==
+        "duplicate name 'f': the host step 'f' reuses the name of the earlier call (p.call); each buffer, "
+        "param, stream, event and domain needs its own name, because names bind them at run time");
+  CHECK(first_error([](sd::builder& p) {
+          auto a = p.output<float, sd::pinned>("a");
+          p.host_call("f", sd::writes(a));
+          p.host_call("f", sd::reads(a), sd::writes(a));
+        }) == error_kind::none);
   // The call's own checks hold: an input is not written, a region is listed once.
   CHECK(first_error([](sd::builder& p) {
           auto a = p.input<float, sd::pinned>("a");

@@ -503,6 +503,12 @@ class builder_state {
     std::int32_t id = -1;
     for (std::size_t c = 0; c < ir.calls.size() && id < 0; ++c)
       if (ir.name(ir.calls[c].name) == name) id = static_cast<std::int32_t>(c);
+    // One name is one binding: a call and a host step cannot share it (the
+    // callable would run once on the GPU's stream and once on the CPU).
+    bool other_kind = false;
+    for (std::size_t k = 0; k < ir.stmts.size() && id >= 0 && !other_kind; ++k)
+      other_kind = ir.stmts[k].kind == ir::stmt_kind::step && ir.stmts[k].event == id &&
+                   ir::info(ir.stmts[k].code).form == ir::step_form::call && ir.stmts[k].code != code;
     if (id < 0) {
       ir.calls.push_back({declare_name(name, declared::call, "call")});
       id = static_cast<std::int32_t>(ir.calls.size() - 1);
@@ -537,7 +543,12 @@ class builder_state {
         device_written = i >= read_count;
       }
     }
-    if (twice >= 0)
+    if (other_kind)
+      fail(diag::error_kind::duplicate_name,
+           messages::duplicate_name(
+               name, code == ir::step_code::host_call ? "host step" : "call",
+               code == ir::step_code::host_call ? "call (p.call)" : "host step (p.host_call)"));
+    else if (twice >= 0)
       fail(diag::error_kind::call_region_listed_twice,
            messages::call_lists_a_region_twice(ir, index, reads[twice], "sd::reads"));
     else if (written_twice >= 0)
