@@ -153,9 +153,11 @@ class host_tasks {
   long refs_ = 1;
 };
 
-// A holder's reference to a batch, let go of in stream order: after the
-// work issued so far on the stream it was last issued on (release_on), so
-// that a host function still to run finds its task. Move-only.
+// A holder's reference to a batch, let go of in stream order when it is
+// replaced (rebinding, another program): after the work issued so far on the
+// stream it was last issued on (release_on), so that a host function still
+// to run finds its task. When the holder is destroyed, after the device's
+// work (see the destructor). Move-only.
 class host_tasks_ref {
  public:
   host_tasks_ref() = default;
@@ -173,7 +175,16 @@ class host_tasks_ref {
     }
     return *this;
   }
-  ~host_tasks_ref() { reset(); }
+  // The holder goes (an executor, a graph): its last stream may be gone
+  // too (the caller's, destroyed first), so no work is issued on it; when
+  // its tasks were issued, the device's work is waited for instead.
+  ~host_tasks_ref() {
+    host_tasks* const b = batch_;
+    batch_ = nullptr;
+    if (b == nullptr) return;
+    if (issued_ && cudaDeviceSynchronize() != cudaSuccess) (void)cudaGetLastError();
+    b->drop();
+  }
 
   // Another reference to the same batch, not yet issued anywhere.
   host_tasks_ref share() const {
