@@ -1062,8 +1062,8 @@ inline void cuda_executor::make_host_tasks(const plan_view& plan) {
     ir::describe_statement(plan.ir, op.stmt, where);
     task.where = detail::owned_string(where.view());
     task.read_count = step.read_count;
-    for (std::size_t k = 0; k < step.regions_count;
-         ++k) {  // host memory: the caller's, fixed per binding set
+    // Host memory, the caller's: the same pointers for every issue of these bindings.
+    for (std::size_t k = 0; k < step.regions_count; ++k) {
       const auto& l = cache_.call_regions[step.regions_first + k];
       task.regions.push_back(l.region);
       task.regions[k].data = static_cast<char*>(cache_.ptrs[static_cast<std::size_t>(l.buffer)]) + l.offset;
