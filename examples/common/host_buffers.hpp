@@ -93,7 +93,7 @@ const char* run_in_place(const Program& program, std::span<const sd::binding> bi
     std::vector<void*> staged(bindings.size(), nullptr);
     for (std::size_t i = 0; i < bindings.size(); ++i) {
       const auto& b = bindings[i];
-      if (b.is_param() || stays(b)) {
+      if (b.is_param() || b.is_call() || stays(b)) {  // values and callables travel as they are
         device.push_back(b);
         continue;
       }
@@ -108,6 +108,7 @@ const char* run_in_place(const Program& program, std::span<const sd::binding> bi
     } else {
       executor.run_bound(program, device);
     }
+    executor.synchronize();  // reports a host step (p.host_call) that threw
     sd::cuda_detail::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     for (std::size_t i = 0; i < bindings.size(); ++i) {
       if (staged[i] == nullptr) continue;

@@ -278,7 +278,8 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   auto is_copy = [&](std::size_t op) {
     if (ops[op].kind != op_kind::step) return false;
     const auto code = v.ir.stmts[static_cast<std::size_t>(ops[op].stmt)].code;
-    return code == ir::step_code::copy || code == ir::step_code::matmul || code == ir::step_code::call;
+    return code == ir::step_code::copy || code == ir::step_code::matmul ||
+           ir::info(code).form == ir::step_form::call;
   };
   for (std::size_t x = 0; x < accesses.size(); ++x)
     for (std::size_t y = 0; y < accesses.size(); ++y) {

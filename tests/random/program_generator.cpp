@@ -176,7 +176,10 @@ class dynamic_generator : public generator_base {
         const auto dst = random_target(chunks_ && r_.chance(0.4), spaces_ && r_.chance(0.5));
         if (!copy(current, dst) && !on_host(dst.buffer)) assign(current, dst);
       } else if (x >= 90 && x < 94 && calls_) {
-        if (!call(current, random_target(chunks_ && r_.chance(0.4)))) assign(current, random_target(false));
+        // Now and then a host step (p.host_call) over host buffers only.
+        const bool host = spaces_ && r_.chance(0.4);
+        if (!call(current, random_target(chunks_ && r_.chance(0.4), host), host))
+          assign(current, random_target(false));
       } else if (x >= 94 && matmul(current)) {
       } else {
         assign(current, random_target(chunks_ && r_.chance(0.4)));
@@ -482,8 +485,10 @@ class dynamic_generator : public generator_base {
   // tester's meaning (reference.hpp, call): each written region wj gets the
   // elements of rj in reverse order, rj of wj's type and size (wj itself
   // for an update in place); a further read only orders. false when dst has
-  // no source.
-  bool call(std::int32_t stream, ir::region dst) {
+  // no source. `host`: a host step ("hrev", p.host_call) over host buffers
+  // only; false when dst is not in host memory.
+  bool call(std::int32_t stream, ir::region dst, bool host = false) {
+    if (host && !on_host(dst.buffer)) return false;
     model_->observe(access::ir(b_));
     std::vector<ir::region> writes{dst}, reads;
     auto meets_any = [&](const ir::region& r, const std::vector<ir::region>& list) {
@@ -493,14 +498,22 @@ class dynamic_generator : public generator_base {
     };
     // A second write now and then: a region of another buffer, in no other list.
     if (r_.chance(0.3)) {
-      const auto w = random_target(chunks_ && r_.chance(0.4));
-      if (!meets_any(w, writes)) writes.push_back(w);
+      const auto w = random_target(chunks_ && r_.chance(0.4), host);
+      if (!meets_any(w, writes) && on_host(w.buffer) == host) writes.push_back(w);
     }
+    // A read that overlaps a written region without being it would hand the
+    // callable two views of one memory (plan_check.hpp refuses that).
+    auto meets_a_write = [&](const ir::region& r) {
+      for (const auto& x : writes)
+        if (regions_meet(r, x) && !(r == x)) return true;
+      return false;
+    };
     for (const auto& w : writes) {
       const auto& to = info_of(w.buffer);
       auto fits = [&](const ir::region& r) {
         return info_of(r.buffer).type == to.type && size_of_region(r) == size_of_region(w) && readable(r) &&
-               !meets_any(r, reads) && !(info_of(r.buffer).domain == to.domain && r.parts != w.parts);
+               !meets_any(r, reads) && !(info_of(r.buffer).domain == to.domain && r.parts != w.parts) &&
+               (!host || on_host(r.buffer)) && !meets_a_write(r);
       };
       if (readable(w) && !meets_any(w, reads) && r_.chance(0.4)) {
         reads.push_back(w);  // in place
@@ -519,12 +532,18 @@ class dynamic_generator : public generator_base {
     }
     if (r_.chance(0.3)) {  // a read that only orders
       const auto b = static_cast<std::int32_t>(r_.below(access::ir(b_).buffers.size()));
-      if (readable(ir::whole(b)) && !meets_any(ir::whole(b), reads)) reads.push_back(ir::whole(b));
+      if (readable(ir::whole(b)) && !meets_any(ir::whole(b), reads) && (!host || on_host(b)) &&
+          !meets_a_write(ir::whole(b)))
+        reads.push_back(ir::whole(b));
     }
     order_before(stream, reads, writes);
     access::current_stream(b_) = stream;
-    access::call(b_, r_.chance(0.5) ? "rev" : "rev2", reads.data(), reads.size(), writes.data(),
-                 writes.size());
+    if (host)
+      access::call(b_, r_.chance(0.5) ? "hrev" : "hrev2", reads.data(), reads.size(), writes.data(),
+                   writes.size(), ir::step_code::host_call);
+    else
+      access::call(b_, r_.chance(0.5) ? "rev" : "rev2", reads.data(), reads.size(), writes.data(),
+                   writes.size());
     const auto& p = access::ir(b_);
     const auto stored = regions_of(p, p.stmts.back());
     if (stored.reads.size() != reads.size() || stored.writes.size() != writes.size())

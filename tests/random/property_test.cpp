@@ -52,8 +52,8 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
     const auto regions = rt::regions_of(p, s);
     const auto written = regions.writes.at(0);
     const auto& target = p.buffers[static_cast<std::size_t>(written.buffer)];
-    if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::call) {
-      seen.insert("call");
+    if (s.kind == sd::ir::stmt_kind::step && sd::ir::info(s.code).form == sd::ir::step_form::call) {
+      seen.insert(s.code == sd::ir::step_code::host_call ? "host call" : "call");
       for (const auto& r : regions.reads)
         if (r == written) seen.insert("call updating in place");
     } else if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul) {
@@ -311,6 +311,7 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
                           "matmul",
                           "matmul epilogue folded",
                           "call",
+                          "host call",
                           "call updating in place"}) {
       INFO("feature: " << f);
       CHECK(t.features[f] > 0);

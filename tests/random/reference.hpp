@@ -218,7 +218,7 @@ class reference_evaluator {
   void step(const ir::statement& s) {
     if (ir::reads_expression(s.code)) return reduce_or_scan(s);
     if (s.code == ir::step_code::matmul) return matmul(s);
-    if (s.code == ir::step_code::call) return call(s);
+    if (ir::info(s.code).form == ir::step_form::call) return call(s);  // p.call, p.host_call
     if (s.code != ir::step_code::copy || s.reads_count != 1 || s.writes_count != 1)
       throw std::logic_error("reference: a step it does not know");
     const auto src = p_.accesses[static_cast<std::size_t>(s.accesses_first)];

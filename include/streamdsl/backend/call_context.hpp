@@ -14,6 +14,8 @@
 // buffers); the callable issues work on that stream and returns (it may be
 // captured into a CUDA graph, so it must not synchronise). On the host
 // executor c.stream() is null and the callable computes before it returns.
+// A host step's callable (p.host_call) gets c.stream() null and c.on_gpu()
+// false on both executors: it computes on the CPU over host memory.
 // Shared by every backend: no CUDA types here (the stream converts to any
 // pointer type, cudaStream_t among them).
 #include <cstddef>

@@ -523,7 +523,7 @@ struct call_site {
 [[gnu::cold]] inline text& operator<<(text& out, call_site c) {
   for (std::size_t i = 0; i < c.plan.ir.stmts.size(); ++i) {
     const auto& s = c.plan.ir.stmts[i];
-    if (s.kind == ir::stmt_kind::step && s.code == ir::step_code::call &&
+    if (s.kind == ir::stmt_kind::step && ir::info(s.code).form == ir::step_form::call &&
         s.event == static_cast<std::int32_t>(c.call)) {
       ir::describe_statement(c.plan.ir, static_cast<std::int32_t>(i), out);
       return out;

@@ -43,6 +43,7 @@ enum class error_kind : std::uint8_t {
   matmul_shapes_differ,
   matmul_result_overlaps_operand,
   call_region_listed_twice,
+  host_call_touches_device_memory,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -81,6 +82,7 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::matmul_shapes_differ: return "matmul_shapes_do_not_match";
     case error_kind::matmul_result_overlaps_operand: return "matmul_result_is_an_operand";
     case error_kind::call_region_listed_twice: return "call_lists_a_region_twice";
+    case error_kind::host_call_touches_device_memory: return "host_call_lists_device_memory";
   }
   return "?";
 }

@@ -90,6 +90,8 @@ STREAMDSL_ERROR_TEMPLATE(matmul_shapes_do_not_match,
 STREAMDSL_ERROR_TEMPLATE(matmul_result_is_an_operand, "c = sd::matmul(a, b) where c is a or b")
 STREAMDSL_ERROR_TEMPLATE(call_lists_a_region_twice,
                          "p.call(...) whose sd::reads or sd::writes lists overlapping regions")
+STREAMDSL_ERROR_TEMPLATE(host_call_lists_device_memory,
+                         "p.host_call(...) lists a device buffer or a temp; a host step runs on the CPU")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -162,6 +164,8 @@ constexpr bool raise() {
     return matmul_result_is_an_operand<Message>::value;
   else if constexpr (Kind == call_region_listed_twice)
     return call_lists_a_region_twice<Message>::value;
+  else if constexpr (Kind == host_call_touches_device_memory)
+    return host_call_lists_device_memory<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

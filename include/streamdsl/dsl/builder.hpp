@@ -123,6 +123,25 @@ class builder : private detail::builder_state {
       access::call(*this, name, list.regions, List::size, nullptr, 0);
   }
 
+  // A host step on the current stream (ops/call.hpp): the callable runs on
+  // the CPU in stream order, after the stream's earlier work and before its
+  // later work (cudaLaunchHostFunc on the GPU), and lists host memory only:
+  // p.host_call("log", sd::reads(h_loss)). Bound with sd::bind_call too.
+  template <class Reads, class Writes>
+    requires(!Reads::writes && Writes::writes)  // sd::reads(...), sd::writes(...)
+  constexpr void host_call(detail::string_view name, const Reads& reads, const Writes& writes) {
+    access::call(*this, name, reads.regions, Reads::size, writes.regions, Writes::size,
+                 ir::step_code::host_call);
+  }
+  template <class List>
+    requires requires { List::writes; }
+  constexpr void host_call(detail::string_view name, const List& list) {
+    if constexpr (List::writes)
+      access::call(*this, name, nullptr, 0, list.regions, List::size, ir::step_code::host_call);
+    else
+      access::call(*this, name, list.regions, List::size, nullptr, 0, ir::step_code::host_call);
+  }
+
   // The program written so far, errors included (ir().ok()); a builder used
   // at run time hands it to sd::passes::schedule(std::move(b).ir(), ...).
   constexpr const ir::program& ir() const& { return access::ir(*this); }

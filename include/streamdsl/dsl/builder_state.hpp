@@ -494,19 +494,28 @@ class builder_state {
   // user's own step on the current stream, reading and writing the regions
   // listed. Statements naming one call share its entry in ir.calls (bound
   // once, sd::bind_call); the name is a binding's, so it is declared among
-  // the buffers' and params' names the first time.
+  // the buffers' and params' names the first time. `code`: step_code::call,
+  // or step_code::host_call for p.host_call (run on the CPU in stream order:
+  // it lists host memory only).
   constexpr void call(detail::string_view name, const ir::region* reads, std::size_t read_count,
-                      const ir::region* writes, std::size_t write_count) {
+                      const ir::region* writes, std::size_t write_count,
+                      ir::step_code code = ir::step_code::call) {
     std::int32_t id = -1;
     for (std::size_t c = 0; c < ir.calls.size() && id < 0; ++c)
       if (ir.name(ir.calls[c].name) == name) id = static_cast<std::int32_t>(c);
+    // One name is one binding: a call and a host step cannot share it (the
+    // callable would run once on the GPU's stream and once on the CPU).
+    bool other_kind = false;
+    for (std::size_t k = 0; k < ir.stmts.size() && id >= 0 && !other_kind; ++k)
+      other_kind = ir.stmts[k].kind == ir::stmt_kind::step && ir.stmts[k].event == id &&
+                   ir::info(ir.stmts[k].code).form == ir::step_form::call && ir.stmts[k].code != code;
     if (id < 0) {
       ir.calls.push_back({declare_name(name, declared::call, "call")});
       id = static_cast<std::int32_t>(ir.calls.size() - 1);
     }
     ir::statement s{};
     s.kind = ir::stmt_kind::step;
-    s.code = ir::step_code::call;
+    s.code = code;
     s.stream = current_stream;
     s.event = id;
     s.target = write_count > 0 ? writes[0].buffer : -1;
@@ -522,12 +531,32 @@ class builder_state {
       if (ir.buffers[writes[i].buffer].kind == ir::access::input) input = writes[i].buffer;
     const auto twice = listed_twice(reads, read_count);
     const auto written_twice = listed_twice(writes, write_count);
-    if (twice >= 0)
+    // A host step runs on the CPU: a region in device memory (a temp's too)
+    // is one it cannot touch.
+    std::int32_t on_device = -1;
+    bool device_written = false;
+    for (std::size_t i = 0; code == ir::step_code::host_call && i < read_count + write_count && on_device < 0;
+         ++i) {
+      const auto& r = i < read_count ? reads[i] : writes[i - read_count];
+      if (!ir::is_host(ir.buffers[r.buffer].space)) {
+        on_device = r.buffer;
+        device_written = i >= read_count;
+      }
+    }
+    if (other_kind)
+      fail(diag::error_kind::duplicate_name,
+           messages::duplicate_name(
+               name, code == ir::step_code::host_call ? "host step" : "call",
+               code == ir::step_code::host_call ? "call (p.call)" : "host step (p.host_call)"));
+    else if (twice >= 0)
       fail(diag::error_kind::call_region_listed_twice,
            messages::call_lists_a_region_twice(ir, index, reads[twice], "sd::reads"));
     else if (written_twice >= 0)
       fail(diag::error_kind::call_region_listed_twice,
            messages::call_lists_a_region_twice(ir, index, writes[written_twice], "sd::writes"));
+    else if (on_device >= 0)
+      fail(diag::error_kind::host_call_touches_device_memory,
+           messages::host_call_touches_device_memory(ir, index, on_device, device_written));
     else if (input >= 0)
       fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, input));
     else if (unwritten >= 0)
@@ -799,8 +828,9 @@ struct builder_access {
     s.matmul(target, a, b, mode);
   }
   static constexpr void call(builder_state& s, detail::string_view name, const ir::region* reads,
-                             std::size_t read_count, const ir::region* writes, std::size_t write_count) {
-    s.call(name, reads, read_count, writes, write_count);
+                             std::size_t read_count, const ir::region* writes, std::size_t write_count,
+                             ir::step_code code = ir::step_code::call) {
+    s.call(name, reads, read_count, writes, write_count, code);
   }
   static constexpr std::int32_t product_domain(builder_state& s, std::int32_t outer, std::int32_t inner) {
     return s.product_domain(outer, inner);

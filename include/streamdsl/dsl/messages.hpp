@@ -561,6 +561,32 @@ constexpr text call_lists_a_region_twice(const ir::program& p, std::int32_t stmt
   return t;
 }
 
+// `written`: the host step writes `buffer` (else it reads it).
+constexpr text host_call_touches_device_memory(const ir::program& p, std::int32_t stmt, std::int32_t buffer,
+                                               bool written) {
+  const auto& b = p.buffers[buffer];
+  const auto name = p.name(b.name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << (written ? " writes the " : " reads the ") << buffer_kind_name(b.kind) << " '" << name
+    << "', which is in device memory; a host step runs on the CPU and must not touch device memory (nor "
+       "call CUDA): ";
+  text pinned;
+  pinned << "p.output<" << name_of(b.type) << ", sd::pinned>(\"h\"";
+  if (b.domain < 0)
+    pinned << ", sd::scalar";
+  else if (b.domain != ir::default_domain)
+    pinned << ", " << ir::view_of(p).domain_name(b.domain);
+  pinned << ')';
+  if (written)
+    t << "write a pinned buffer h (e.g. " << pinned.view() << ") in the host step and copy it to '" << name
+      << "' after it with `sd::copy(" << name << ", h)`";
+  else
+    t << "copy it to a pinned buffer first with `sd::copy(h, " << name << ")` (h: e.g. " << pinned.view()
+      << ") and list h";
+  return t;
+}
+
 constexpr text invalid_chunk(const ir::program& p, std::int32_t stream, const ir::region& r) {
   const auto name = p.name(p.buffers[r.buffer].name);
   text t;
@@ -688,6 +714,7 @@ STREAMDSL_UNSHOWN_MESSAGE(matmul_result_type)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_tf32_type)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_result_overlaps_operand)
 STREAMDSL_UNSHOWN_MESSAGE(call_lists_a_region_twice)
+STREAMDSL_UNSHOWN_MESSAGE(host_call_touches_device_memory)
 STREAMDSL_UNSHOWN_MESSAGE(reduction_needs_floating)
 STREAMDSL_UNSHOWN_MESSAGE(step_result_narrowing)
 STREAMDSL_UNSHOWN_MESSAGE(store_domain_differs)

@@ -112,8 +112,8 @@ namespace streamdsl::ir {
         if (mode & matmul_epilogue_bits) out << "  [cuBLASLt epilogue " << matmul_epilogue_name(mode) << ']';
         return;
       }
-      if (info(s.code).form == step_form::call) {  // p.call("f", sd::reads(x), sd::writes(y))
-        out << "p.call(\"" << p.call_name(s.event) << '"';
+      if (info(s.code).form == step_form::call) {  // p.call("f", sd::reads(x), sd::writes(y)), p.host_call
+        out << info(s.code).spelling << "(\"" << p.call_name(s.event) << '"';
         const auto first = static_cast<std::size_t>(s.accesses_first);
         const auto list = [&](const char* spelling, std::size_t from, std::int32_t count) {
           if (count == 0) return;

@@ -29,6 +29,7 @@ enum class step_code : std::uint8_t {
   exclusive_sum,
   matmul,
   call,
+  host_call,
 };
 
 // How a step reads and writes.
@@ -82,6 +83,7 @@ inline constexpr step_info step_table[] = {
     {step_code::exclusive_sum, "sd::exclusive_sum", step_form::scan,      step_result::summed},
     {step_code::matmul,        "sd::matmul",        step_form::matmul,    step_result::none},  // c = sd::matmul(a, b)
     {step_code::call,          "p.call",            step_form::call,      step_result::none},  // p.call("f", sd::reads(x), sd::writes(y))
+    {step_code::host_call,     "p.host_call",       step_form::call,      step_result::none},  // p.host_call("f", ...): on the CPU, host memory only
 };
 // clang-format on
 

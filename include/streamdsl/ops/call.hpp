@@ -9,6 +9,12 @@
 // GPU the callable issues its work on c.stream() (a kernel of the user's, a
 // Thrust or cuFFT call); on the host executor it computes on the host.
 // Statements naming one call share its binding.
+//
+// Host steps: `p.host_call("log", sd::reads(h))` (dsl/builder.hpp) takes the
+// same lists, of host memory only (sd::pinned, sd::pageable), and its
+// callable runs on the CPU in stream order: cudaLaunchHostFunc on the GPU
+// (backend/cuda/host_steps.hpp), a plain call on the host executor; it gets
+// c.stream() null and c.on_gpu() false, and must not call CUDA.
 #include <cstddef>
 
 #include "../dsl/expr.hpp"

@@ -17,7 +17,9 @@
 // its temporary storage in the run's workspace; a matmul is one
 // cublasLtMatmul (matmul.hpp, likewise included by a unit running one), its
 // descriptors and algorithm made when the program is bound and its cuBLASLt
-// workspace per stream slot in the run's workspace. Kernels over chunks get each
+// workspace per stream slot in the run's workspace; a host step (p.host_call)
+// is one cudaLaunchHostFunc (host_steps.hpp), a host node in a captured graph,
+// whose failures synchronize() reports. Kernels over chunks get each
 // chunk's pointers offset on the host. run() is asynchronous like any CUDA
 // call on the caller's stream. capture() records the whole program into a CUDA
 // graph replayed with one cudaGraphLaunch. A run given sd::record_timeline(t)
@@ -43,6 +45,7 @@
 #include "../invoke_call.hpp"
 #include "cuda_error.hpp"
 #include "cuda_handles.hpp"
+#include "host_steps.hpp"
 #include "kernel_table.hpp"
 #include "run_options.hpp"
 #include "step_table.hpp"
@@ -84,6 +87,7 @@ struct step_call {
   // a call: its binding (an index into the bindings kept by prepare) and
   // its regions, [regions_first, + regions_count) of the run's call layouts
   std::size_t binding = 0, regions_first = 0, regions_count = 0, read_count = 0;
+  std::size_t host_task = 0;  // a host step (p.host_call): its task in prepared_run::host_tasks
 };
 
 #if defined(__CUDA_ARCH__)
@@ -284,7 +288,21 @@ class cuda_executor {
   explicit cuda_executor(cudaStream_t main = nullptr);
   cuda_executor(const cuda_executor&) = delete;
   cuda_executor& operator=(const cuda_executor&) = delete;
+  ~cuda_executor() {
+    if (failures_ != nullptr) failures_->drop();
+  }
   cudaStream_t main_stream() const { return main_; }
+  // Waits for the work issued so far on the main stream (every run's end
+  // joins it), then reports a host step's callable that threw (p.host_call):
+  // an sd::error naming the step and its stream, the callable's exception
+  // nested in it. The next run, capture or graph launch reports it too, and
+  // so does the end of a timed run.
+  void synchronize();
+  // Throws the failure of a host step that threw since the last report, if
+  // any, without waiting (what run() and a graph's launch() do first).
+  void report_host_step_failures() {
+    if (failures_ != nullptr) failures_->report();
+  }
   // Runs the side slot named `slot` on the caller's stream `s` (two slots may
   // share one). The name is matched against each program's stream slots when
   // it runs; a program without such a slot ignores it. The main slot always
@@ -331,7 +349,9 @@ class cuda_executor {
     }
     template <class Program>
     void run_bound(const Program&, binding_list bindings) {
+      report_host_step_failures();
       const auto& ready = prepare<Program>(bindings);
+      if constexpr (cuda_detail::has_host_steps(Program::plan())) cache_.host_tasks.release_on(main_);
       issue<Program, false>(ready, main_, {});
     }
     template <class Program, class... Options>
@@ -385,6 +405,9 @@ class cuda_executor {
       detail::dyn_array<cuda_detail::owned_matmul> matmuls;
       const void* matmuls_key = nullptr;  // the program they belong to
       std::size_t workspace_bytes = 0;
+      // The host steps' tasks (host_steps.hpp), made for these bindings; a
+      // captured graph holds them too.
+      cuda_detail::host_tasks_ref host_tasks;
     };
 
     template <class Program>
@@ -428,8 +451,10 @@ class cuda_executor {
     void run_with_options(binding_list bindings, const cuda_detail::workspace_choice& workspace,
                           timeline* timing) {
       constexpr plan_view plan = Program::plan();
+      report_host_step_failures();
       cuda_detail::check_caller_events(waits_, records_);
       const auto& ready = prepare<Program>(bindings);
+      if constexpr (cuda_detail::has_host_steps(plan)) cache_.host_tasks.release_on(main_);
       issue_options options;
       options.waits = waits_;
       options.records = records_;
@@ -444,7 +469,10 @@ class cuda_executor {
         options.timing = timing_events_.data();
       }
       issue<Program>(ready, main_, options);
-      if (timing != nullptr) read_timeline(plan, ready, *timing);
+      if (timing != nullptr) {
+        read_timeline(plan, ready, *timing);
+        report_host_step_failures();  // the run has ended: its host steps have run
+      }
     }
 
     // Waits for a timed run's end and reads its events' times into `into`.
@@ -468,6 +496,9 @@ class cuda_executor {
     }
 
     static bool same_bindings(const detail::dyn_array<binding>& a, binding_list b);
+
+    // Makes the host steps' tasks for the bindings just laid out.
+    void make_host_tasks(const plan_view& plan);
 
     void prepare_streams(const plan_view& plan, cudaStream_t main);
 
@@ -503,6 +534,7 @@ class cuda_executor {
     detail::dyn_array<void*> ptrs_;
     detail::dyn_array<cudaEvent_t> waits_, records_;  // the run options' events, per run
     detail::dyn_array<call_region> call_args_;        // one call's regions, per issue
+    cuda_detail::host_failures* failures_ = nullptr;  // what host steps threw; made with the first
     const void* checked_workspace_ = nullptr;         // the caller's workspace last found on the device
 };
 
@@ -608,6 +640,10 @@ const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings)
     if (plan.storage[b] >= 0) cache_.slot_buffers.push_back(static_cast<std::int32_t>(b));
   if constexpr (plan.step_count() > 0)
     cuda_detail::lay_out_steps(plan, resolved, bindings, cache_.steps, cache_.call_regions);
+  if constexpr (cuda_detail::has_host_steps(plan))
+    make_host_tasks(plan);
+  else
+    cache_.host_tasks.reset();
   if constexpr (cuda_detail::has_reduce_steps(plan)) lay_out_reduce_storage<Program>();
   if constexpr (cuda_detail::has_matmul_steps(plan)) lay_out_matmuls<Program>(resolved);
   cache_.plan_key = key;
@@ -692,6 +728,7 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
   // function a run may call).
   constexpr bool has_steps = plan.step_count() > 0, reduces = cuda_detail::has_reduce_steps(plan);
   constexpr bool multiplies = cuda_detail::has_matmul_steps(plan);
+  constexpr bool host_steps = cuda_detail::has_host_steps(plan);
   // CUB's storage and cuBLASLt's workspace are in the workspace too.
   constexpr bool has_slots = plan.slot_count() > 0 || reduces || multiplies;
   prepare_streams(plan, main);
@@ -857,7 +894,11 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
               break;
             }
           }
-          if (step.code == ir::step_code::call) {
+          if (host_steps && step.code == ir::step_code::host_call) {
+            status = cudaLaunchHostFunc(s, cuda_detail::run_host_task,
+                                        ready.host_tasks.get()->task(step.host_task));
+            call = "cudaLaunchHostFunc";
+          } else if (step.code == ir::step_code::call) {
             issue_call(plan, op.stmt, ready, step, ptrs, s);
             call = "a call's callable (a launch in it)";
             status = cudaPeekAtLastError();  // what the callable issued, not yet reported
@@ -994,6 +1035,40 @@ inline bool cuda_executor::same_bindings(const detail::dyn_array<binding>& a, bi
       return false;
   }
   return true;
+}
+
+inline void cuda_executor::synchronize() {
+  cuda_detail::check(cudaStreamSynchronize(main_), "cudaStreamSynchronize", "the executor's main stream");
+  report_host_step_failures();
+}
+
+inline void cuda_executor::make_host_tasks(const plan_view& plan) {
+  if (failures_ == nullptr) failures_ = cuda_detail::host_failures::make();
+  // Host functions of earlier runs may still be pending: the old batch goes
+  // after them (host_tasks_ref), and these are new.
+  cache_.host_tasks = cuda_detail::host_tasks_ref(new cuda_detail::host_tasks(failures_));
+  auto& batch = *cache_.host_tasks.get();
+  std::size_t j = 0;
+  for (const auto& op : plan.ops) {
+    if (op.kind != op_kind::step) continue;
+    auto& step = cache_.steps[j++];
+    if (step.code != ir::step_code::host_call) continue;
+    step.host_task = batch.size();
+    auto& task = batch.add();
+    const binding& b = cache_.bindings[step.binding];
+    task.callable = b.callable();
+    task.name = detail::owned_string(b.name());
+    detail::text where;
+    ir::describe_statement(plan.ir, op.stmt, where);
+    task.where = detail::owned_string(where.view());
+    task.read_count = step.read_count;
+    // Host memory, the caller's: the same pointers for every issue of these bindings.
+    for (std::size_t k = 0; k < step.regions_count; ++k) {
+      const auto& l = cache_.call_regions[step.regions_first + k];
+      task.regions.push_back(l.region);
+      task.regions[k].data = static_cast<char*>(cache_.ptrs[static_cast<std::size_t>(l.buffer)]) + l.offset;
+    }
+  }
 }
 
 inline void cuda_executor::prepare_streams(const plan_view& plan, cudaStream_t main) {

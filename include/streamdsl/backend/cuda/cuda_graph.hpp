@@ -120,6 +120,7 @@ class cuda_graph {
     // The instantiated graph goes before the memory its nodes use.
     exec_ = static_cast<cuda_detail::owned_graph_exec&&>(other.exec_);
     workspace_ = static_cast<cuda_detail::graph_workspace&&>(other.workspace_);
+    host_tasks_ = static_cast<cuda_detail::host_tasks_ref&&>(other.host_tasks_);
     capture_stream_ = static_cast<cuda_detail::owned_stream&&>(other.capture_stream_);
     executor_ = other.executor_;
     workspace_from_ = other.workspace_from_;
@@ -137,8 +138,10 @@ class cuda_graph {
   void launch(cudaStream_t stream) {
     if (!exec_)
       throw error("streamdsl: launch of an sd::cuda_graph that was moved from; launch the one it moved to");
+    executor_->report_host_step_failures();  // a host step that threw earlier (host_steps.hpp)
     cuda_detail::check(cudaGraphLaunch(exec_.get(), stream), "cudaGraphLaunch");
     workspace_.release_on(stream);  // a workspace given back is reused only after this launch
+    if (host_tasks_) host_tasks_.release_on(stream);  // likewise the host steps' tasks
   }
 
   template <class... Bindings>
@@ -168,6 +171,7 @@ class cuda_graph {
   void capture(binding_list bindings) {
     if (!capture_stream_) throw error("streamdsl: rebind of an sd::cuda_graph that was moved from");
     constexpr plan_view plan = Program::plan();
+    executor_->report_host_step_failures();
     const auto& ready = executor_->prepare<Program>(bindings);
     const auto bytes = ready.workspace_bytes;
     using source = cuda_detail::workspace_choice::source;
@@ -229,6 +233,9 @@ class cuda_graph {
       workspace_ = static_cast<cuda_detail::graph_workspace&&>(grown);  // frees the old one
       workspace_bytes_ = bytes;
     }
+    // The host nodes' tasks: held while the graph lives; the old ones go
+    // after the last launch that used them.
+    host_tasks_ = ready.host_tasks.share();
   }
 
   cuda_executor* executor_;
@@ -236,7 +243,8 @@ class cuda_graph {
   detail::dyn_array<cudaEvent_t> waits_, records_;  // the caller's, waited for and recorded by each launch
   cuda_detail::owned_stream capture_stream_;
   cuda_detail::graph_workspace workspace_;
-  cuda_detail::owned_graph_exec exec_;  // declared last: destroyed before the memory its nodes use
+  cuda_detail::host_tasks_ref host_tasks_;  // the host nodes' user data (host_steps.hpp)
+  cuda_detail::owned_graph_exec exec_;      // declared last: destroyed before the memory its nodes use
   std::size_t workspace_bytes_ = 0;
   int updates_ = 0;
   int instantiations_ = 0;
