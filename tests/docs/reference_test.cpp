@@ -234,6 +234,18 @@ constexpr auto with_call = sd::program([](sd::builder& p) {
 static_assert(with_call.plan().step_count() == 1);
 // END SNIPPET
 
+// SNIPPET: ref-host-call
+constexpr auto with_host_step = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto h = p.output<float, sd::pinned>("h");
+  auto t = p.temp<float>("t");
+  t = x * 2;
+  sd::copy(h, t);                    // to pinned host memory
+  p.host_call("log", sd::reads(h));  // then, in stream order, on the CPU
+});
+static_assert(with_host_step.plan().step_count() == 2);
+// END SNIPPET
+
 // SNIPPET: ref-param
 constexpr auto shift = sd::program([](sd::builder& p) {
   auto a = p.param<double>("a");
@@ -361,6 +373,17 @@ TEST_CASE("reference: a user's step bound with sd::bind_call", "[docs]") {
   // y == {4, 9, 16}
   // END SNIPPET
   CHECK(y == std::vector<float>{4, 9, 16});
+}
+
+TEST_CASE("reference: a host step sees what the copy before it wrote", "[docs]") {
+  std::vector<float> x = {1, 2, 3}, h(3), seen;
+  sd::host_executor ex;
+  ex.run(with_host_step, sd::bind("x", x), sd::bind("h", h), sd::bind_call("log", [&](sd::call_context& c) {
+           CHECK_FALSE(c.on_gpu());
+           auto in = c.read<float>(0);
+           seen.assign(in.begin(), in.end());
+         }));
+  CHECK(seen == std::vector<float>{2, 4, 6});
 }
 
 TEST_CASE("reference: host executor options", "[docs]") {
