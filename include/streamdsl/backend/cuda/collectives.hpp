@@ -1,0 +1,140 @@
+#pragma once
+// Collectives on the GPU (ops/collective.hpp, ir/step.hpp): each collective
+// step is one NCCL call (ncclAllReduce, ncclReduceScatter, ncclAllGather,
+// ncclBroadcast) on its slot's stream, over the communicator bound to the
+// executor (cuda_executor::bind_communicator: the caller's ncclComm_t).
+// Include this header in a unit whose program has a collective, and link
+// streamdsl::nccl: the executor does not include nccl.h, so units and
+// programs without collectives neither parse it nor link the library
+// (step_table.hpp has the interfaces the executor sees, and the
+// static_assert naming this header).
+//
+// Types: NCCL reduces int8, uint8, int32, uint32, int64, uint64, __half,
+// float, double and __nv_bfloat16 (ncclFloat8e4m3/e5m2 exist from NCCL 2.24,
+// but streamdsl has no fp8 type). bool, int16_t and uint16_t have no NCCL
+// type: all_gather and broadcast, which only move data, move them as bytes;
+// a reduction of them is refused before launch. reduce_op maps to ncclSum,
+// ncclProd, ncclMin, ncclMax and ncclAvg (avg: floating types only, NCCL's
+// rule).
+//
+// In place (the result region is the operand region) NCCL's in-place forms
+// are used: all_reduce and broadcast with send == recv, reduce_scatter with
+// send = recv - rank * count, all_gather with recv + rank * count == send.
+// Every call is stream-ordered like a kernel, so CUDA graphs capture it
+// (NCCL supports capture of its collectives).
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../../ir/dtype.hpp"
+#include "../../ir/step.hpp"
+#include "nccl_communicator.hpp"
+#include "step_table.hpp"
+
+namespace streamdsl::cuda_detail {
+
+struct collectives_header {};
+
+// Whether NCCL reduces elements of type `t` (has an ncclDataType_t for it).
+constexpr bool nccl_has_type(dtype t) {
+  switch (t) {
+    case dtype::int8:
+    case dtype::uint8:
+    case dtype::int32:
+    case dtype::uint32:
+    case dtype::int64:
+    case dtype::uint64:
+    case dtype::float16:
+    case dtype::bfloat16:
+    case dtype::float32:
+    case dtype::float64: return true;
+    default: return false;  // bool, int16_t, uint16_t
+  }
+}
+
+constexpr ncclDataType_t nccl_type_of(dtype t) {
+  switch (t) {
+    case dtype::int8: return ncclInt8;
+    case dtype::uint8: return ncclUint8;
+    case dtype::int32: return ncclInt32;
+    case dtype::uint32: return ncclUint32;
+    case dtype::int64: return ncclInt64;
+    case dtype::uint64: return ncclUint64;
+    case dtype::float16: return ncclFloat16;
+    case dtype::bfloat16: return ncclBfloat16;
+    case dtype::float32: return ncclFloat32;
+    case dtype::float64: return ncclFloat64;
+    default: return ncclUint8;  // moved as bytes (nccl_elements_of)
+  }
+}
+
+// The type and count NCCL is given for `count` elements of type `t`: the
+// type's own, or bytes for a type NCCL lacks (only data movement reaches it).
+struct nccl_elements {
+  ncclDataType_t type;
+  std::size_t count;
+};
+constexpr nccl_elements nccl_elements_of(dtype t, std::size_t count) {
+  return nccl_has_type(t) ? nccl_elements{nccl_type_of(t), count} : nccl_elements{ncclUint8, count * size_of(t)};
+}
+
+// sd::reduce_op's order: sum, prod, min, max, avg.
+constexpr ncclRedOp_t nccl_op_of(std::uint8_t op) {
+  constexpr ncclRedOp_t ops[] = {ncclSum, ncclProd, ncclMin, ncclMax, ncclAvg};
+  return op < 5 ? ops[op] : ncclSum;
+}
+
+// What NCCL says of a failed call, as a step failure (the executor adds the
+// statement and stream).
+inline bool nccl_refused(ncclResult_t status, const char* call, ncclComm_t comm, step_failure& failure) {
+  if (status == ncclSuccess || status == ncclInProgress) return true;
+  failure.call = call;
+  failure.name = ncclGetErrorString(status);
+  const char* last = ncclGetLastError(comm);
+  failure.text = last != nullptr && last[0] != '\0' ? last : "no further detail from ncclGetLastError";
+  return false;
+}
+
+inline bool issue_collective(const collective_args& c, void* const* ptrs, ncclComm* comm, cudaStream_t s,
+                             step_failure& failure) {
+  const auto* send = static_cast<const char*>(ptrs[c.src]) + c.src_offset;
+  auto* recv = static_cast<char*>(ptrs[c.dst]) + c.dst_offset;
+  const auto e = nccl_elements_of(c.type, c.count);
+  if (e.count == 0) return true;  // an empty region: nothing to issue
+  switch (c.code) {
+    case ir::step_code::all_reduce:
+      return nccl_refused(ncclAllReduce(send, recv, e.count, e.type, nccl_op_of(c.op), comm, s), "ncclAllReduce",
+                          comm, failure);
+    case ir::step_code::reduce_scatter:
+      return nccl_refused(ncclReduceScatter(send, recv, e.count, e.type, nccl_op_of(c.op), comm, s),
+                          "ncclReduceScatter", comm, failure);
+    case ir::step_code::all_gather:
+      return nccl_refused(ncclAllGather(send, recv, e.count, e.type, comm, s), "ncclAllGather", comm, failure);
+    case ir::step_code::broadcast:
+      return nccl_refused(ncclBroadcast(send, recv, e.count, e.type, c.root, comm, s), "ncclBroadcast", comm,
+                          failure);
+    default: break;
+  }
+  failure.call = "a collective";
+  failure.name = "not a collective step";
+  failure.text = "";
+  return false;
+}
+
+inline void query_communicator(ncclComm* comm, int& size, int& rank) {
+  check_nccl(ncclCommCount(comm, &size), "ncclCommCount", comm, "the communicator bound to the executor");
+  check_nccl(ncclCommUserRank(comm, &rank), "ncclCommUserRank", comm, "the communicator bound to the executor");
+}
+
+template <class Program>
+struct collective_entry {
+  static bool issue(const collective_args& c, void* const* ptrs, ncclComm* comm, cudaStream_t s,
+                    step_failure& failure) {
+    return issue_collective(c, ptrs, comm, s, failure);
+  }
+  static void query(ncclComm* comm, int& size, int& rank) { query_communicator(comm, size, rank); }
+};
+
+}  // namespace streamdsl::cuda_detail
