@@ -84,6 +84,7 @@ struct step_call {
   // a call: its binding (an index into the bindings kept by prepare) and
   // its regions, [regions_first, + regions_count) of the run's call layouts
   std::size_t binding = 0, regions_first = 0, regions_count = 0, read_count = 0;
+  collective_args collective;  // a collective: what NCCL is given (step_table.hpp)
 };
 
 #if defined(__CUDA_ARCH__)
@@ -216,6 +217,28 @@ inline void* allocate_from_caller(const plan_view& plan, const workspace_allocat
   return where;
 }
 
+// A collective's regions and NCCL's count per rank for one set of bindings:
+// all_reduce and broadcast send the whole region, reduce_scatter receives its
+// result region, all_gather sends its operand region.
+inline collective_args collective_args_of(const plan_view& plan, const resolved_bindings& resolved,
+                                          const ir::statement& s) {
+  const auto& src = plan.ir.accesses[static_cast<std::size_t>(s.accesses_first)];
+  const auto& dst = plan.ir.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)];
+  const auto from = backend_detail::span_of(plan, resolved, src);
+  const auto to = backend_detail::span_of(plan, resolved, dst);
+  collective_args c;
+  c.code = s.code;
+  c.type = plan.ir.buffers[static_cast<std::size_t>(src.buffer)].type;
+  c.op = static_cast<std::uint8_t>(ir::reduce_op_of(s));
+  c.root = ir::root_rank_of(s);
+  c.src = src.buffer;
+  c.dst = dst.buffer;
+  c.src_offset = from.offset;
+  c.dst_offset = to.offset;
+  c.count = (s.code == ir::step_code::reduce_scatter ? to.bytes : from.bytes) / size_of(c.type);
+  return c;
+}
+
 // The steps of a plan, in op order, for one set of bindings.
 inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolved, binding_list bindings,
                           detail::dyn_array<step_call>& out,
@@ -240,6 +263,7 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
         call.regions_count = call_regions.size() - call.regions_first;
         break;
       }
+      case ir::step_form::collective: call.collective = collective_args_of(plan, resolved, s); break;
       case ir::step_form::copy: {  // binding checked that both regions hold as many bytes
         const auto c = ir::copy_regions_of(plan.ir, s);
         const auto from = backend_detail::span_of(plan, resolved, c.src);
@@ -256,12 +280,22 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
   }
 }
 
+// An NCCL call that failed at issue: an sd::error naming the call, NCCL's
+// result and last error, and the statement and stream.
+[[gnu::cold]] inline error nccl_step_failed(const plan_view& plan, std::size_t i,
+                                            const step_failure& failure) {
+  return error((detail::text() << "streamdsl: " << failure.call << " failed: " << failure.name << " ("
+                               << failure.text << ") for " << describe_op(plan, i).view())
+                   .view());
+}
+
 // Issues one step on stream `s`; `ptrs` are this issue's buffer pointers.
 inline cudaError_t issue_step(const step_call& step, void* const* ptrs, cudaStream_t s, const char*& call) {
   switch (ir::info(step.code).form) {
     case ir::step_form::reduction:
     case ir::step_form::scan:
     case ir::step_form::matmul:
+    case ir::step_form::collective:
     case ir::step_form::call: break;  // issued by its own function
     case ir::step_form::copy:
       call = "cudaMemcpyAsync";
@@ -291,6 +325,16 @@ class cuda_executor {
   // runs on the executor's main stream: binding "main" is refused.
   void bind_stream(detail::string_view slot, cudaStream_t s);
   long long max_blocks() const { return max_blocks_; }
+  // The communicator the program's collectives run over (the caller's
+  // ncclComm_t, not owned; its device must be this executor's). Checked when
+  // a program with collectives is bound: its size against the collectives'
+  // regions, and every collective's buffers in device memory. A program
+  // without collectives ignores it.
+  void bind_communicator(ncclComm* comm) {
+    comm_ = comm;
+    cache_.plan_key = nullptr;  // checked again at the next run
+  }
+  ncclComm* communicator() const { return comm_; }
 
   // Issues the program on the main stream; returns once everything is issued.
   // Run options (run_options.hpp) may stand among the bindings:
@@ -415,6 +459,14 @@ class cuda_executor {
     // ones any host memory (pinned and managed too).
     static void check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved);
 
+    // Checks a program's collectives against the bound communicator (run with
+    // the other checks, once per binding set): one is bound, its size fits
+    // each reduce_scatter's and all_gather's regions, and each collective's
+    // buffers are device memory. The errors name the statement, the buffer
+    // and this rank.
+    template <class Program>
+    void check_collectives(const resolved_bindings& resolved);
+
    private:
     // Options gathered into the executor's own event lists (no allocation once
     // they are large enough).
@@ -479,6 +531,7 @@ class cuda_executor {
     void prepare_timing_events(const plan_view& plan);
 
     cudaStream_t main_;
+    ncclComm* comm_ = nullptr;  // bind_communicator: the caller's
     long long max_blocks_ = 0;
     long long sm_count_ = 0;  // a row group's grid (row_group.cuh)
     struct user_stream {
@@ -514,6 +567,7 @@ void cuda_executor::issue(const prepared_run&, cudaStream_t, const issue_options
   (void)cuda_detail::launchers<Program>;
   if constexpr (cuda_detail::has_reduce_steps(Program::plan())) (void)cuda_detail::step_fns<Program>;
   if constexpr (cuda_detail::has_matmul_steps(Program::plan())) (void)cuda_detail::matmul_prepare<Program>;
+  if constexpr (cuda_detail::has_collective_steps(Program::plan())) (void)cuda_detail::collectives_of<Program>;
   if constexpr (cuda_detail::group_count(Program::plan()) > 0) (void)cuda_detail::group_fns<Program>;
 }
 #else
@@ -594,6 +648,7 @@ const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings)
   if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
   cache_.plan_key = nullptr;  // stays invalid if validation throws
   const auto resolved = resolve_bindings<binding_checks_of(plan)>(plan, bindings);
+  if constexpr (cuda_detail::has_collective_steps(plan)) check_collectives<Program>(resolved);
   check_memory_spaces(plan, resolved);
   cache_.bindings.assign(bindings.begin(), bindings.end());
   cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
@@ -857,6 +912,15 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
               break;
             }
           }
+          if constexpr (cuda_detail::has_collective_steps(plan)) {
+            if (ir::info(step.code).form == ir::step_form::collective) {
+              cuda_detail::step_failure failure;
+              if (!cuda_detail::collectives_of<Program>.issue(step.collective, ptrs, comm_, s, failure))
+                throw cuda_detail::nccl_step_failed(plan, i, failure);
+              ++next_step;
+              break;
+            }
+          }
           if (step.code == ir::step_code::call) {
             issue_call(plan, op.stmt, ready, step, ptrs, s);
             call = "a call's callable (a launch in it)";
@@ -893,6 +957,63 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
             cuda_detail::describe_caller_event("sd::then_record", i, options.records.size()).view());
     }
   if (owned.ptr != nullptr) owned.release();
+}
+
+template <class Program>
+void cuda_executor::check_collectives(const resolved_bindings& resolved) {
+  constexpr plan_view plan = Program::plan();
+  using backend_detail::operator<<;
+  const auto statement = [&](std::int32_t stmt) {
+    detail::text where;
+    ir::describe_statement(plan.ir, stmt, where);
+    return where;
+  };
+  if (comm_ == nullptr) {
+    for (const auto& op : plan.ops)
+      if (op.kind == op_kind::step &&
+          ir::info(plan.ir.stmts[static_cast<std::size_t>(op.stmt)].code).form == ir::step_form::collective)
+        throw binding_error((detail::text() << "streamdsl: " << statement(op.stmt).view()
+                                            << " is a collective, but no communicator is bound to this "
+                                               "executor; bind the rank's ncclComm_t first "
+                                               "(ex.bind_communicator(comm)); nothing was issued")
+                                .view());
+  }
+  int size = 0, rank = 0;
+  cuda_detail::collectives_of<Program>.query(comm_, size, rank);
+  backend_detail::problem_list problems;
+  for (const auto& op : plan.ops) {
+    if (op.kind != op_kind::step) continue;
+    const auto& s = plan.ir.stmts[static_cast<std::size_t>(op.stmt)];
+    if (ir::info(s.code).form != ir::step_form::collective) continue;
+    const auto c = cuda_detail::collective_args_of(plan, resolved, s);
+    // NCCL reads and writes device memory only.
+    for (const auto b : {c.src, c.dst}) {
+      const auto space = plan.ir.buffers[static_cast<std::size_t>(b)].space;
+      if (space == ir::memory_space::device) continue;
+      problems.add() << "rank " << rank << ": " << statement(op.stmt).view() << " runs through NCCL on "
+                     << backend_detail::buffer_description{plan, b} << ", declared in "
+                     << ir::memory_name(space)
+                     << "; NCCL reads and writes device memory only: copy it to a device buffer first (sd::copy)";
+      if (c.src == c.dst) break;
+    }
+    const auto from = backend_detail::span_of(plan, resolved, plan.ir.accesses[static_cast<std::size_t>(s.accesses_first)]);
+    const auto to = backend_detail::span_of(
+        plan, resolved, plan.ir.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)]);
+    const bool gathers = s.code == ir::step_code::all_gather, scatters = s.code == ir::step_code::reduce_scatter;
+    if ((gathers && to.bytes != from.bytes * static_cast<std::size_t>(size)) ||
+        (scatters && from.bytes != to.bytes * static_cast<std::size_t>(size)))
+      problems.add() << "rank " << rank << ": " << statement(op.stmt).view() << " "
+                     << (gathers ? "gathers " : "scatters ") << from.bytes / size_of(c.type) << " elements into "
+                     << to.bytes / size_of(c.type) << ", but the bound communicator has " << size
+                     << " ranks: the " << (gathers ? "result" : "operand") << " must hold " << size
+                     << " times the " << (gathers ? "operand" : "result")
+                     << "; bind buffers for this communicator's size, or bind a communicator of the size "
+                        "the buffers are for";
+    if (s.code == ir::step_code::broadcast && (c.root < 0 || c.root >= size))
+      problems.add() << "rank " << rank << ": " << statement(op.stmt).view() << " broadcasts from rank "
+                     << c.root << ", but the bound communicator has " << size << " ranks";
+  }
+  problems.throw_if_any();
 }
 
 inline void cuda_executor::check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved) {

@@ -185,6 +185,15 @@ struct collectives_header;
 template <class Program>
 struct collective_entry;
 
+// Whether a plan issues collectives.
+constexpr bool has_collective_steps(const plan_view& p) {
+  for (const auto& op : p.ops)
+    if (op.kind == op_kind::step &&
+        ir::info(p.ir.stmts[static_cast<std::size_t>(op.stmt)].code).form == ir::step_form::collective)
+      return true;
+  return false;
+}
+
 struct collective_fns {
   collective_fn issue = nullptr;
   communicator_query_fn query = nullptr;
