@@ -92,7 +92,8 @@ std::size_t run_group(std::vector<int> devices) {
     cuda(cudaSetDevice(group.device(r)), "cudaSetDevice");
     buffers.push_back(std::make_unique<rank_buffers>(r));
   }
-  group.run(data_parallel::step, [&](int r) { return buffers[static_cast<std::size_t>(r)]->bindings(ranks); });
+  group.run(data_parallel::step,
+            [&](int r) { return buffers[static_cast<std::size_t>(r)]->bindings(ranks); });
   group.synchronize();
   std::size_t bad = 0;
   for (int r = 0; r < ranks; ++r) {
@@ -108,7 +109,8 @@ std::size_t run_process(const char* id_file) {
   int devices = 0;
   cuda(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
   cuda(cudaSetDevice(me.local_rank % devices), "cudaSetDevice");
-  std::printf("rank %d of %d (launcher: %s), GPU %d:\n", me.rank, me.size, me.launcher, me.local_rank % devices);
+  std::printf("rank %d of %d (launcher: %s), GPU %d:\n", me.rank, me.size, me.launcher,
+              me.local_rank % devices);
   const auto id = sd::nccl_unique_id::exchange_through_file(id_file, me.rank);
   auto comm = sd::nccl_communicator::init_rank(me.size, id.id, me.rank);
   cudaStream_t stream = nullptr;

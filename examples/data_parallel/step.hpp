@@ -39,8 +39,8 @@ constexpr auto step = sd::program<sd::automatic>([](sd::builder& p) {
 
 // The same step on one thread, rank after rank: what every rank's weights
 // must be after it (all ranks start from the same weights).
-inline void reference(std::size_t n, int ranks, float lr, const float* const* activations, const float* weights,
-                      float* updated) {
+inline void reference(std::size_t n, int ranks, float lr, const float* const* activations,
+                      const float* weights, float* updated) {
   for (std::size_t i = 0; i < n; ++i) {
     float sum = 0;
     for (int r = 0; r < ranks; ++r) sum += gradient_reference(activations[r][i], weights[i]);
@@ -49,7 +49,8 @@ inline void reference(std::size_t n, int ranks, float lr, const float* const* ac
 }
 
 inline float activation_at(int rank, std::size_t i) {
-  return static_cast<float>(static_cast<int>((i * 7 + static_cast<std::size_t>(rank) * 13) % 101) - 50) * 0.02f;
+  return static_cast<float>(static_cast<int>((i * 7 + static_cast<std::size_t>(rank) * 13) % 101) - 50) *
+         0.02f;
 }
 inline float weight_at(std::size_t i) { return static_cast<float>(static_cast<int>(i % 37) - 18) * 0.05f; }
 

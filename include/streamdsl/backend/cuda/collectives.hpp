@@ -9,17 +9,16 @@
 // (step_table.hpp has the interfaces the executor sees, and the
 // static_assert naming this header).
 //
-// Types: NCCL reduces int8, uint8, int32, uint32, int64, uint64, __half,
-// float, double and __nv_bfloat16 (ncclFloat8e4m3/e5m2 exist from NCCL 2.24,
-// but streamdsl has no fp8 type). bool, int16_t and uint16_t have no NCCL
-// type: all_gather and broadcast, which only move data, move them as bytes;
-// a reduction of them is refused before launch. reduce_op maps to ncclSum,
-// ncclProd, ncclMin, ncclMax and ncclAvg (avg: floating types only, NCCL's
-// rule).
+// Types (ir::nccl_reduces): int8, uint8, int32, uint32, int64, uint64,
+// __half, float, double and __nv_bfloat16 as NCCL's own (ncclFloat8e4m3/e5m2
+// exist from NCCL 2.24, but streamdsl has no fp8 type). bool, int16_t and
+// uint16_t have no NCCL type: all_gather and broadcast, which only move data,
+// move them as bytes; the front end refuses reductions of them
+// (ir::collective_supports). reduce_op maps to ncclSum, ncclProd, ncclMin,
+// ncclMax and ncclAvg.
 //
-// In place (the result region is the operand region) NCCL's in-place forms
-// are used: all_reduce and broadcast with send == recv, reduce_scatter with
-// send = recv - rank * count, all_gather with recv + rank * count == send.
+// In place (all_reduce and broadcast only, ir::runs_in_place) send and recv
+// are the same pointer, NCCL's in-place form.
 // Every call is stream-ordered like a kernel, so CUDA graphs capture it
 // (NCCL supports capture of its collectives).
 #include <cuda_runtime.h>
@@ -29,6 +28,7 @@
 #include <cstdint>
 
 #include "../../ir/dtype.hpp"
+#include "../../ir/reduce_op.hpp"
 #include "../../ir/step.hpp"
 #include "nccl_communicator.hpp"
 #include "step_table.hpp"
@@ -37,23 +37,7 @@ namespace streamdsl::cuda_detail {
 
 struct collectives_header {};
 
-// Whether NCCL reduces elements of type `t` (has an ncclDataType_t for it).
-constexpr bool nccl_has_type(dtype t) {
-  switch (t) {
-    case dtype::int8:
-    case dtype::uint8:
-    case dtype::int32:
-    case dtype::uint32:
-    case dtype::int64:
-    case dtype::uint64:
-    case dtype::float16:
-    case dtype::bfloat16:
-    case dtype::float32:
-    case dtype::float64: return true;
-    default: return false;  // bool, int16_t, uint16_t
-  }
-}
-
+// The NCCL type of `t` (ir::nccl_reduces says which types have one).
 constexpr ncclDataType_t nccl_type_of(dtype t) {
   switch (t) {
     case dtype::int8: return ncclInt8;
@@ -77,13 +61,19 @@ struct nccl_elements {
   std::size_t count;
 };
 constexpr nccl_elements nccl_elements_of(dtype t, std::size_t count) {
-  return nccl_has_type(t) ? nccl_elements{nccl_type_of(t), count} : nccl_elements{ncclUint8, count * size_of(t)};
+  return ir::nccl_reduces(t) ? nccl_elements{nccl_type_of(t), count}
+                             : nccl_elements{ncclUint8, count * size_of(t)};
 }
 
-// sd::reduce_op's order: sum, prod, min, max, avg.
-constexpr ncclRedOp_t nccl_op_of(std::uint8_t op) {
-  constexpr ncclRedOp_t ops[] = {ncclSum, ncclProd, ncclMin, ncclMax, ncclAvg};
-  return op < 5 ? ops[op] : ncclSum;
+constexpr ncclRedOp_t nccl_op_of(ir::reduce_op op) {
+  switch (op) {
+    case ir::reduce_op::sum: return ncclSum;
+    case ir::reduce_op::prod: return ncclProd;
+    case ir::reduce_op::min: return ncclMin;
+    case ir::reduce_op::max: return ncclMax;
+    case ir::reduce_op::avg: return ncclAvg;
+  }
+  return ncclSum;
 }
 
 // What NCCL says of a failed call, as a step failure (the executor adds the
@@ -105,13 +95,14 @@ inline bool issue_collective(const collective_args& c, void* const* ptrs, ncclCo
   if (e.count == 0) return true;  // an empty region: nothing to issue
   switch (c.code) {
     case ir::step_code::all_reduce:
-      return nccl_refused(ncclAllReduce(send, recv, e.count, e.type, nccl_op_of(c.op), comm, s), "ncclAllReduce",
-                          comm, failure);
+      return nccl_refused(ncclAllReduce(send, recv, e.count, e.type, nccl_op_of(c.op), comm, s),
+                          "ncclAllReduce", comm, failure);
     case ir::step_code::reduce_scatter:
       return nccl_refused(ncclReduceScatter(send, recv, e.count, e.type, nccl_op_of(c.op), comm, s),
                           "ncclReduceScatter", comm, failure);
     case ir::step_code::all_gather:
-      return nccl_refused(ncclAllGather(send, recv, e.count, e.type, comm, s), "ncclAllGather", comm, failure);
+      return nccl_refused(ncclAllGather(send, recv, e.count, e.type, comm, s), "ncclAllGather", comm,
+                          failure);
     case ir::step_code::broadcast:
       return nccl_refused(ncclBroadcast(send, recv, e.count, e.type, c.root, comm, s), "ncclBroadcast", comm,
                           failure);
@@ -125,7 +116,8 @@ inline bool issue_collective(const collective_args& c, void* const* ptrs, ncclCo
 
 inline void query_communicator(ncclComm* comm, int& size, int& rank) {
   check_nccl(ncclCommCount(comm, &size), "ncclCommCount", comm, "the communicator bound to the executor");
-  check_nccl(ncclCommUserRank(comm, &rank), "ncclCommUserRank", comm, "the communicator bound to the executor");
+  check_nccl(ncclCommUserRank(comm, &rank), "ncclCommUserRank", comm,
+             "the communicator bound to the executor");
 }
 
 template <class Program>

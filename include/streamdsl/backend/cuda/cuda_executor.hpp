@@ -229,8 +229,8 @@ inline collective_args collective_args_of(const plan_view& plan, const resolved_
   collective_args c;
   c.code = s.code;
   c.type = plan.ir.buffers[static_cast<std::size_t>(src.buffer)].type;
-  c.op = static_cast<std::uint8_t>(ir::reduce_op_of(s));
-  c.root = ir::root_rank_of(s);
+  c.op = ir::collective_op_of(s);
+  c.root = ir::collective_root_of(s);
   c.src = src.buffer;
   c.dst = dst.buffer;
   c.src_offset = from.offset;
@@ -567,7 +567,8 @@ void cuda_executor::issue(const prepared_run&, cudaStream_t, const issue_options
   (void)cuda_detail::launchers<Program>;
   if constexpr (cuda_detail::has_reduce_steps(Program::plan())) (void)cuda_detail::step_fns<Program>;
   if constexpr (cuda_detail::has_matmul_steps(Program::plan())) (void)cuda_detail::matmul_prepare<Program>;
-  if constexpr (cuda_detail::has_collective_steps(Program::plan())) (void)cuda_detail::collectives_of<Program>;
+  if constexpr (cuda_detail::has_collective_steps(Program::plan()))
+    (void)cuda_detail::collectives_of<Program>;
   if constexpr (cuda_detail::group_count(Program::plan()) > 0) (void)cuda_detail::group_fns<Program>;
 }
 #else
@@ -986,26 +987,37 @@ void cuda_executor::check_collectives(const resolved_bindings& resolved) {
     const auto& s = plan.ir.stmts[static_cast<std::size_t>(op.stmt)];
     if (ir::info(s.code).form != ir::step_form::collective) continue;
     const auto c = cuda_detail::collective_args_of(plan, resolved, s);
-    // NCCL reads and writes device memory only.
+    // NCCL reads and writes device memory only (the front end refuses
+    // buffers declared in host memory; this catches host memory bound to a
+    // device buffer, with the rank).
     for (const auto b : {c.src, c.dst}) {
-      const auto space = plan.ir.buffers[static_cast<std::size_t>(b)].space;
-      if (space == ir::memory_space::device) continue;
+      const void* data = resolved.buffer_data[static_cast<std::size_t>(b)];
+      if (data == nullptr || resolved.buffer_count[static_cast<std::size_t>(b)] == 0)
+        continue;  // a temp, or empty
+      cudaPointerAttributes attr{};
+      if (cudaPointerGetAttributes(&attr, data) != cudaSuccess) {
+        (void)cudaGetLastError();  // not sticky: leave no trace for the caller's own checks
+        attr.type = cudaMemoryTypeUnregistered;
+      }
+      if (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged) continue;
       problems.add() << "rank " << rank << ": " << statement(op.stmt).view() << " runs through NCCL on "
-                     << backend_detail::buffer_description{plan, b} << ", declared in "
-                     << ir::memory_name(space)
-                     << "; NCCL reads and writes device memory only: copy it to a device buffer first (sd::copy)";
+                     << backend_detail::buffer_description{plan, b} << ", which is bound to "
+                     << (attr.type == cudaMemoryTypeHost ? "pinned host memory" : "pageable host memory")
+                     << "; NCCL reads and writes device memory only: bind device memory (cudaMalloc)";
       if (c.src == c.dst) break;
     }
-    const auto from = backend_detail::span_of(plan, resolved, plan.ir.accesses[static_cast<std::size_t>(s.accesses_first)]);
+    const auto from =
+        backend_detail::span_of(plan, resolved, plan.ir.accesses[static_cast<std::size_t>(s.accesses_first)]);
     const auto to = backend_detail::span_of(
         plan, resolved, plan.ir.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)]);
-    const bool gathers = s.code == ir::step_code::all_gather, scatters = s.code == ir::step_code::reduce_scatter;
+    const bool gathers = s.code == ir::step_code::all_gather,
+               scatters = s.code == ir::step_code::reduce_scatter;
     if ((gathers && to.bytes != from.bytes * static_cast<std::size_t>(size)) ||
         (scatters && from.bytes != to.bytes * static_cast<std::size_t>(size)))
       problems.add() << "rank " << rank << ": " << statement(op.stmt).view() << " "
-                     << (gathers ? "gathers " : "scatters ") << from.bytes / size_of(c.type) << " elements into "
-                     << to.bytes / size_of(c.type) << ", but the bound communicator has " << size
-                     << " ranks: the " << (gathers ? "result" : "operand") << " must hold " << size
+                     << (gathers ? "gathers " : "scatters ") << from.bytes / size_of(c.type)
+                     << " elements into " << to.bytes / size_of(c.type) << ", but the bound communicator has "
+                     << size << " ranks: the " << (gathers ? "result" : "operand") << " must hold " << size
                      << " times the " << (gathers ? "operand" : "result")
                      << "; bind buffers for this communicator's size, or bind a communicator of the size "
                         "the buffers are for";

@@ -167,7 +167,7 @@ inline constexpr prepare_matmul_fn matmul_prepare = make_matmul_prepare<Program>
 struct collective_args {
   ir::step_code code = ir::step_code::copy;
   dtype type = dtype::float32;
-  std::uint8_t op = 0;  // sd::reduce_op
+  ir::reduce_op op = ir::reduce_op::sum;
   int root = 0;
   std::int32_t dst = -1, src = -1;  // plan buffers
   std::size_t dst_offset = 0, src_offset = 0, count = 0;
@@ -175,8 +175,8 @@ struct collective_args {
 
 // Issues `c` on `stream` over `comm` (ncclComm_t) with this issue's buffer
 // pointers; false, with `failure` set, if NCCL refused it.
-using collective_fn = bool (*)(const collective_args& c, void* const* ptrs, ncclComm* comm, cudaStream_t stream,
-                               step_failure& failure);
+using collective_fn = bool (*)(const collective_args& c, void* const* ptrs, ncclComm* comm,
+                               cudaStream_t stream, step_failure& failure);
 // The communicator's size (ncclCommCount) and rank (ncclCommUserRank).
 using communicator_query_fn = void (*)(ncclComm* comm, int& size, int& rank);
 
