@@ -32,6 +32,16 @@ for t in "$build"/tests/test_*; do
   fi
 done
 
+# The two-rank collectives (hidden from the plain run above): 77 is "skipped", below two GPUs.
+if [ -x "$build/tests/test_cuda_collectives" ]; then
+  "$build/tests/test_cuda_collectives" "[two_ranks]" >"$out/test_cuda_collectives_two_ranks.log" 2>&1
+  case $? in
+    0) status+=("test_cuda_collectives [two_ranks]: passed") ;;
+    77) status+=("test_cuda_collectives [two_ranks]: skipped ($(grep -m1 SKIPPED "$out/test_cuda_collectives_two_ranks.log"))") ;;
+    *) status+=("test_cuda_collectives [two_ranks]: FAILED"); tail -30 "$out/test_cuda_collectives_two_ranks.log" ;;
+  esac
+fi
+
 echo "== compute-sanitizer =="
 # The executor, steps and chunks (copies between pinned host and device
 # memory, chunked kernels), multi-segment launches, and reductions and scans
