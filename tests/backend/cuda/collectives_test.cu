@@ -4,7 +4,8 @@
 // a side stream beside kernels, a captured graph, and the errors before
 // launch (no communicator, a communicator of the wrong size, host memory).
 // One rank (a 1-rank communicator: NCCL's kernels still run) against values
-// computed here; the cases tagged [.two_ranks] need two GPUs and run as
+// computed here and against the host executor's loopback ranks
+// (sd::loopback_world); the cases tagged [.two_ranks] need two GPUs and run as
 // `test_cuda_collectives "[two_ranks]"` (ctest's test_cuda_collectives_two_ranks,
 // which reports skipped with fewer GPUs).
 #include <cuda_bf16.h>
@@ -20,6 +21,7 @@
 #include <streamdsl/backend/cuda/cuda_graph.hpp>
 #include <streamdsl/backend/cuda/executor_group.hpp>
 #include <streamdsl/backend/cuda/nccl_communicator.hpp>
+#include <streamdsl/backend/host/loopback.hpp>
 #include <streamdsl/streamdsl.hpp>
 #include <string>
 #include <vector>
@@ -212,8 +214,7 @@ TEST_CASE("collective errors before launch: no communicator, the wrong size, hos
     ex.run(all_gather_into<float>, sd::bind("x", src.cget(), n), sd::bind("y", dst.get(), 2 * n));
     FAIL("no error");
   } catch (const sd::binding_error& e) {
-    CHECK_THAT(e.what(),
-               Catch::Contains("rank 0") && Catch::Contains("has 1 ranks") && Catch::Contains("'y'"));
+    CHECK_THAT(e.what(), Catch::Contains("rank 0 of 1") && Catch::Contains("'y'"));
   }
   float* pinned = nullptr;
   gpu_test::check(cudaMallocHost(&pinned, n * sizeof(float)), "cudaMallocHost");
@@ -239,6 +240,38 @@ TEST_CASE("an executor group of one rank runs the bucketed step", "[cuda][collec
   std::vector<float> want(n);
   for (std::size_t i = 0; i < n; ++i) want[i] = (x[i] * 2.0f + 1.0f) * 0.5f;
   CHECK(out.download() == want);
+}
+
+// The same programs on the host executor's loopback ranks, one rank's
+// bindings per rank; returns each rank's output y.
+template <class Program>
+std::vector<std::vector<float>> on_loopback(const Program& program, const std::vector<std::vector<float>>& x,
+                                            std::size_t y_count) {
+  const int ranks = static_cast<int>(x.size());
+  std::vector<std::vector<float>> y(x.size(), std::vector<float>(y_count));
+  sd::loopback_world world(ranks);
+  world.run(program, [&](int r) {
+    const auto k = static_cast<std::size_t>(r);
+    return std::vector<sd::binding>{sd::bind("x", x[k].data(), x[k].size()),
+                                    sd::bind("y", y[k].data(), y_count)};
+  });
+  return y;
+}
+
+TEST_CASE("one rank matches the host executor's loopback rank", "[cuda][collectives][host]") {
+  auto comm = one_rank();
+  sd::cuda_executor ex;
+  ex.bind_communicator(comm);
+  const std::size_t n = 4096;
+  const std::vector<std::vector<float>> x{iota<float>(n)};
+  device_buffer<float> in(x[0]), out(n);
+  ex.run(bucketed, sd::bind("x", in.cget(), n), sd::bind("y", out.get(), n));
+  CHECK(out.download() == on_loopback(bucketed, x, n)[0]);
+  ex.run(all_reduce_into<float, sd::reduce_op::avg>, sd::bind("x", in.cget(), n),
+         sd::bind("y", out.get(), n));
+  CHECK(out.download() == on_loopback(all_reduce_into<float, sd::reduce_op::avg>, x, n)[0]);
+  ex.run(reduce_scatter_into<float>, sd::bind("x", in.cget(), n), sd::bind("y", out.get(), n));
+  CHECK(out.download() == on_loopback(reduce_scatter_into<float>, x, n)[0]);
 }
 
 // ------------------------------------------------------------------ two ranks
@@ -298,6 +331,9 @@ TEST_CASE("two ranks: all_reduce, reduce_scatter, all_gather, broadcast and buck
     for (std::size_t i = 0; i < n; i += 97)
       CHECK(got[i] == ((host[0][i] * 2.0f + 1.0f) + (host[1][i] * 2.0f + 1.0f)) * 0.5f);
   }
+  // The host executor's two loopback ranks agree (exact: small integers).
+  const auto host_y = on_loopback(bucketed, host, n);
+  for (int r = 0; r < 2; ++r) CHECK(download(*y[r], r) == host_y[static_cast<std::size_t>(r)]);
   // Extents that differ across ranks: refused before any rank issues.
   CHECK_THROWS_WITH(
       group.run(

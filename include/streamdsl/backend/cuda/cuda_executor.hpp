@@ -53,6 +53,7 @@
 #include "../../detail/half_bits.hpp"
 #include "../../detail/text.hpp"
 #include "../../ir/render.hpp"
+#include "../collective_extents.hpp"
 #include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
 #include "../workspace_request.hpp"
@@ -235,7 +236,8 @@ inline collective_args collective_args_of(const plan_view& plan, const resolved_
   c.dst = dst.buffer;
   c.src_offset = from.offset;
   c.dst_offset = to.offset;
-  c.count = (s.code == ir::step_code::reduce_scatter ? to.bytes : from.bytes) / size_of(c.type);
+  const auto counts = backend_detail::counts_of(plan, resolved, s);
+  c.count = s.code == ir::step_code::reduce_scatter ? counts.target : counts.source;
   return c;
 }
 
@@ -1006,26 +1008,10 @@ void cuda_executor::check_collectives(const resolved_bindings& resolved) {
                      << "; NCCL reads and writes device memory only: bind device memory (cudaMalloc)";
       if (c.src == c.dst) break;
     }
-    const auto from =
-        backend_detail::span_of(plan, resolved, plan.ir.accesses[static_cast<std::size_t>(s.accesses_first)]);
-    const auto to = backend_detail::span_of(
-        plan, resolved, plan.ir.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)]);
-    const bool gathers = s.code == ir::step_code::all_gather,
-               scatters = s.code == ir::step_code::reduce_scatter;
-    if ((gathers && to.bytes != from.bytes * static_cast<std::size_t>(size)) ||
-        (scatters && from.bytes != to.bytes * static_cast<std::size_t>(size)))
-      problems.add() << "rank " << rank << ": " << statement(op.stmt).view() << " "
-                     << (gathers ? "gathers " : "scatters ") << from.bytes / size_of(c.type)
-                     << " elements into " << to.bytes / size_of(c.type) << ", but the bound communicator has "
-                     << size << " ranks: the " << (gathers ? "result" : "operand") << " must hold " << size
-                     << " times the " << (gathers ? "operand" : "result")
-                     << "; bind buffers for this communicator's size, or bind a communicator of the size "
-                        "the buffers are for";
-    if (s.code == ir::step_code::broadcast && (c.root < 0 || c.root >= size))
-      problems.add() << "rank " << rank << ": " << statement(op.stmt).view() << " broadcasts from rank "
-                     << c.root << ", but the bound communicator has " << size << " ranks";
   }
   problems.throw_if_any();
+  // The extents against the communicator's size (shared with the host's loopback).
+  backend_detail::check_collective_extents(plan, resolved, rank, size);
 }
 
 inline void cuda_executor::check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved) {
