@@ -244,18 +244,18 @@ TEST_CASE("an executor group of one rank runs the bucketed step", "[cuda][collec
 
 // The same programs on the host executor's loopback ranks, one rank's
 // bindings per rank; returns each rank's output y.
+using float_rows = std::vector<std::vector<float>>;
 template <class Program>
-std::vector<std::vector<float>> on_loopback(const Program& program, const std::vector<std::vector<float>>& x,
-                                            std::size_t y_count) {
-  const int ranks = static_cast<int>(x.size());
-  std::vector<std::vector<float>> y(x.size(), std::vector<float>(y_count));
-  sd::loopback_world world(ranks);
+float_rows on_loopback(const Program& program, const float_rows& inputs, std::size_t out_count) {
+  float_rows outputs(inputs.size());
+  for (auto& v : outputs) v.resize(out_count);
+  sd::loopback_world world(static_cast<int>(inputs.size()));
   world.run(program, [&](int r) {
     const auto k = static_cast<std::size_t>(r);
-    return std::vector<sd::binding>{sd::bind("x", x[k].data(), x[k].size()),
-                                    sd::bind("y", y[k].data(), y_count)};
+    return std::vector<sd::binding>{sd::bind("x", inputs[k].data(), inputs[k].size()),
+                                    sd::bind("y", outputs[k].data(), out_count)};
   });
-  return y;
+  return outputs;
 }
 
 TEST_CASE("one rank matches the host executor's loopback rank", "[cuda][collectives][host]") {
@@ -263,7 +263,7 @@ TEST_CASE("one rank matches the host executor's loopback rank", "[cuda][collecti
   sd::cuda_executor ex;
   ex.bind_communicator(comm);
   const std::size_t n = 4096;
-  const std::vector<std::vector<float>> x{iota<float>(n)};
+  const float_rows x{iota<float>(n)};
   device_buffer<float> in(x[0]), out(n);
   ex.run(bucketed, sd::bind("x", in.cget(), n), sd::bind("y", out.get(), n));
   CHECK(out.download() == on_loopback(bucketed, x, n)[0]);
