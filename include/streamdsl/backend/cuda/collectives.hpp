@@ -120,6 +120,28 @@ inline void query_communicator(ncclComm* comm, int& size, int& rank) {
              "the communicator bound to the executor");
 }
 
+// The agreement of cuda_executor::bind_communicator: bind time only, so a
+// plain cudaMalloc and a wait are fine here.
+inline void gather_from_ranks(ncclComm* comm, cudaStream_t s, const long long* mine, long long* all,
+                              std::size_t count) {
+  int size = 0;
+  check_nccl(ncclCommCount(comm, &size), "ncclCommCount", comm, "the communicator bound to the executor");
+  const std::size_t bytes = count * sizeof(long long);
+  long long* d = nullptr;
+  check(cudaMalloc(&d, bytes * (1 + static_cast<std::size_t>(size))), "cudaMalloc",
+        "the ranks' agreement on their collectives");
+  struct freed {
+    long long* p;
+    ~freed() { (void)cudaFree(p); }
+  } owner{d};
+  const char* where = "the ranks' agreement on their collectives (cuda_executor::bind_communicator)";
+  check(cudaMemcpyAsync(d, mine, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync", where);
+  check_nccl(ncclAllGather(d, d + count, count, ncclInt64, comm, s), "ncclAllGather", comm, where);
+  check(cudaMemcpyAsync(all, d + count, bytes * static_cast<std::size_t>(size), cudaMemcpyDeviceToHost, s),
+        "cudaMemcpyAsync", where);
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize", where);
+}
+
 template <class Program>
 struct collective_entry {
   static bool issue(const collective_args& c, void* const* ptrs, ncclComm* comm, cudaStream_t s,
@@ -127,6 +149,10 @@ struct collective_entry {
     return issue_collective(c, ptrs, comm, s, failure);
   }
   static void query(ncclComm* comm, int& size, int& rank) { query_communicator(comm, size, rank); }
+  static void gather(ncclComm* comm, cudaStream_t s, const long long* mine, long long* all,
+                     std::size_t count) {
+    gather_from_ranks(comm, s, mine, all, count);
+  }
 };
 
 }  // namespace streamdsl::cuda_detail

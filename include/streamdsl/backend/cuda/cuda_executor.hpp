@@ -35,6 +35,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <exception>
 
 #include "../../detail/dyn_array.hpp"
 #include "../../detail/owned_string.hpp"
@@ -332,8 +333,18 @@ class cuda_executor {
   // a program with collectives is bound: its size against the collectives'
   // regions, and every collective's buffers in device memory. A program
   // without collectives ignores it.
-  void bind_communicator(ncclComm* comm) {
+  //
+  // With `agree_across_ranks` (the default: one process per GPU, where no
+  // rank sees the others' bindings), binding a program with collectives
+  // also checks, through one small ncclAllGather and a wait on the main
+  // stream, that every rank binds its collectives with the same types and
+  // counts (else NCCL would hang or read out of bounds) and that no rank's
+  // own checks failed; once per binding set, not per run. Every rank of the
+  // communicator must then bind its program at the same point.
+  // sd::cuda_executor_group turns it off: it compares its ranks itself.
+  void bind_communicator(ncclComm* comm, bool agree_across_ranks = true) {
     comm_ = comm;
+    agree_ = agree_across_ranks;
     cache_.plan_key = nullptr;  // checked again at the next run
   }
   ncclComm* communicator() const { return comm_; }
@@ -469,6 +480,12 @@ class cuda_executor {
     template <class Program>
     void check_collectives(const resolved_bindings& resolved);
 
+    // The agreement of bind_communicator: this rank's collectives as a
+    // digest (null `resolved`: this rank's checks failed), gathered from
+    // every rank and compared; a binding_error names the ranks that differ.
+    template <class Program>
+    void agree_on_collectives(const resolved_bindings* resolved);
+
    private:
     // Options gathered into the executor's own event lists (no allocation once
     // they are large enough).
@@ -534,6 +551,7 @@ class cuda_executor {
 
     cudaStream_t main_;
     ncclComm* comm_ = nullptr;  // bind_communicator: the caller's
+    bool agree_ = true;         // bind_communicator's agree_across_ranks
     long long max_blocks_ = 0;
     long long sm_count_ = 0;  // a row group's grid (row_group.cuh)
     struct user_stream {
@@ -650,9 +668,25 @@ const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings)
   const void* key = &Program::storage;
   if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
   cache_.plan_key = nullptr;  // stays invalid if validation throws
-  const auto resolved = resolve_bindings<binding_checks_of(plan)>(plan, bindings);
-  if constexpr (cuda_detail::has_collective_steps(plan)) check_collectives<Program>(resolved);
-  check_memory_spaces(plan, resolved);
+  resolved_bindings resolved;
+  if constexpr (cuda_detail::has_collective_steps(plan)) {
+    // Every rank takes part in the agreement, also one whose own checks
+    // failed (it says so there), so that no rank waits in it for ever.
+    std::exception_ptr failed;
+    try {
+      resolved = resolve_bindings<binding_checks_of(plan)>(plan, bindings);
+      check_collectives<Program>(resolved);
+      check_memory_spaces(plan, resolved);
+    } catch (...) {
+      if (comm_ == nullptr || !agree_) throw;
+      failed = std::current_exception();
+    }
+    if (agree_) agree_on_collectives<Program>(failed ? nullptr : &resolved);
+    if (failed) std::rethrow_exception(failed);
+  } else {
+    resolved = resolve_bindings<binding_checks_of(plan)>(plan, bindings);
+    check_memory_spaces(plan, resolved);
+  }
   cache_.bindings.assign(bindings.begin(), bindings.end());
   cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
   cache_.params.assign(plan.ir.params.size(), 0);
@@ -1002,16 +1036,61 @@ void cuda_executor::check_collectives(const resolved_bindings& resolved) {
         attr.type = cudaMemoryTypeUnregistered;
       }
       if (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged) continue;
-      problems.add() << "rank " << rank << ": " << statement(op.stmt).view() << " runs through NCCL on "
-                     << backend_detail::buffer_description{plan, b} << ", which is bound to "
+      problems.add() << statement(op.stmt).view() << " on " << backend_detail::rank_of_world{rank, size}
+                     << ": " << backend_detail::buffer_description{plan, b} << " is bound to "
                      << (attr.type == cudaMemoryTypeHost ? "pinned host memory" : "pageable host memory")
-                     << "; NCCL reads and writes device memory only: bind device memory (cudaMalloc)";
+                     << "; NCCL reads and writes device memory only: bind device memory (cudaMalloc) to it";
       if (c.src == c.dst) break;
     }
   }
   problems.throw_if_any();
   // The extents against the communicator's size (shared with the host's loopback).
   backend_detail::check_collective_extents(plan, resolved, rank, size);
+}
+
+template <class Program>
+void cuda_executor::agree_on_collectives(const resolved_bindings* resolved) {
+  constexpr plan_view plan = Program::plan();
+  int size = 0, rank = 0;
+  cuda_detail::collectives_of<Program>.query(comm_, size, rank);
+  if (size == 1) return;
+  // [failed, collectives, a hash of their codes, ops, roots and types, a hash of their counts]
+  constexpr std::size_t digest = 4;
+  long long mine[digest] = {resolved == nullptr ? 1 : 0, 0, 0, 0};
+  auto mix = [](long long& h, unsigned long long v) {
+    h = static_cast<long long>((static_cast<unsigned long long>(h) ^ v) * 1099511628211ull);
+  };
+  if (resolved != nullptr)
+    for (const auto& s : plan.ir.stmts) {
+      if (s.kind != ir::stmt_kind::step || !ir::is_collective(s.code)) continue;
+      const auto c = cuda_detail::collective_args_of(plan, *resolved, s);
+      ++mine[1];
+      mix(mine[2], static_cast<unsigned long long>(c.code) << 48 |
+                       static_cast<unsigned long long>(c.op) << 40 |
+                       static_cast<unsigned long long>(c.type) << 32 | static_cast<unsigned>(c.root));
+      mix(mine[3], c.count);
+    }
+  detail::dyn_array<long long> all(digest * static_cast<std::size_t>(size), 0);
+  cuda_detail::collectives_of<Program>.gather(comm_, main_, mine, all.data(), digest);
+  if (resolved == nullptr) return;  // this rank's own error follows
+  backend_detail::problem_list problems;
+  for (int q = 0; q < size; ++q) {
+    const long long* theirs = all.data() + digest * static_cast<std::size_t>(q);
+    if (theirs[0] != 0)
+      problems.add()
+          << "rank " << q << " of " << size
+          << " failed its own checks of this program's bindings (its error says which); this rank (" << rank
+          << ") issued nothing";
+    else if (theirs[1] != mine[1] || theirs[2] != mine[2])
+      problems.add() << "rank " << q << " of " << size
+                     << " runs other collectives (codes, ops, roots or types) "
+                     << "than rank " << rank << ": every rank must run the same program";
+    else if (theirs[3] != mine[3])
+      problems.add() << "rank " << q << " of " << size
+                     << " binds its collectives with other extents than rank " << rank
+                     << "; a collective's buffers must have the same extents on every rank";
+  }
+  problems.throw_if_any();
 }
 
 inline void cuda_executor::check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved) {

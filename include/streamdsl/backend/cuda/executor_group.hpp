@@ -168,7 +168,9 @@ class cuda_executor_group {
                          "cudaStreamCreateWithFlags");
       ranks_[r].comm = comms[r];
       ranks_[r].executor = std::make_unique<cuda_executor>(ranks_[r].stream);
-      ranks_[r].executor->bind_communicator(comms[r]);
+      // The group compares its ranks' collectives itself (check_same_collectives):
+      // the executors' own agreement would wait for one rank on the other's thread.
+      ranks_[r].executor->bind_communicator(comms[r], false);
     }
     for (std::size_t r = 1; r < devices_.size(); ++r) threads_.emplace_back([this, r] { worker(r); });
   }

@@ -179,6 +179,10 @@ using collective_fn = bool (*)(const collective_args& c, void* const* ptrs, nccl
                                cudaStream_t stream, step_failure& failure);
 // The communicator's size (ncclCommCount) and rank (ncclCommUserRank).
 using communicator_query_fn = void (*)(ncclComm* comm, int& size, int& rank);
+// Gathers `count` values of every rank (`mine`, host memory) into `all`
+// (host, size * count) through one ncclAllGather on `stream`, and waits for it.
+using communicator_gather_fn = void (*)(ncclComm* comm, cudaStream_t stream, const long long* mine,
+                                        long long* all, std::size_t count);
 
 // Defined by collectives.hpp.
 struct collectives_header;
@@ -197,6 +201,7 @@ constexpr bool has_collective_steps(const plan_view& p) {
 struct collective_fns {
   collective_fn issue = nullptr;
   communicator_query_fn query = nullptr;
+  communicator_gather_fn gather = nullptr;
 };
 
 template <class Program>
@@ -207,7 +212,8 @@ constexpr collective_fns make_collective_fns() {
                 "<streamdsl/backend/cuda/collectives.hpp> in this file and link streamdsl::nccl; units "
                 "without collectives do not include nccl.h");
   if constexpr (defined_for<collectives_header, Program>)
-    return {&collective_entry<Program>::issue, &collective_entry<Program>::query};
+    return {&collective_entry<Program>::issue, &collective_entry<Program>::query,
+            &collective_entry<Program>::gather};
   else
     return {};
 }
