@@ -139,9 +139,11 @@ struct world {
       cudaStreamDestroy(comm_streams[r]);
     }
   }
+  // Made once and never destroyed: no CUDA or NCCL teardown runs during the
+  // process's static destruction, after the runtime may be gone.
   static world& get() {
-    static world w;
-    return w;
+    static world* w = new world;
+    return *w;
   }
   int size() const { return const_cast<world*>(this)->group.size(); }
 
