@@ -27,6 +27,10 @@ class dynamic_generator : public generator_base {
     g.seed = seed;
     g.family = "dynamic";
     choose_policy(g);
+    // One program in five has collectives (ops/collective.hpp), run on a
+    // loopback world of two ranks (host_run.hpp). Drawn from a generator of
+    // its own: the other programs' draws, and so the programs, stay as they were.
+    collectives_ = rng(seed ^ 0xc011ec71e5ull).chance(0.2);
     declare(g);
     model_ = std::make_unique<order_model>(access::ir(b_).streams.size(), access::ir(b_).buffers.size());
     write_statements();
@@ -175,6 +179,8 @@ class dynamic_generator : public generator_base {
       } else if (x < 54 && copies_) {
         const auto dst = random_target(chunks_ && r_.chance(0.4), spaces_ && r_.chance(0.5));
         if (!copy(current, dst) && !on_host(dst.buffer)) assign(current, dst);
+      } else if (x >= 54 && x < 60 && collectives_ &&
+                 collective(current, random_target(chunks_ && r_.chance(0.4)))) {
       } else if (x >= 90 && x < 94 && calls_) {
         if (!call(current, random_target(chunks_ && r_.chance(0.4)))) assign(current, random_target(false));
       } else if (x >= 94 && matmul(current)) {
@@ -474,6 +480,50 @@ class dynamic_generator : public generator_base {
     access::current_stream(b_) = stream;
     access::copy(b_, dst, src);
     check_written_as_meant({src}, dst);
+    ++done_;
+    return true;
+  }
+
+  // A collective writing dst (ops/collective.hpp): sd::all_reduce with a
+  // random op (avg only of floating types), in place or from a region of
+  // dst's type and size that holds values and does not meet it, or
+  // sd::broadcast from rank 0 or 1. false when dst is in host memory, of a
+  // type no all_reduce reduces, or has no source.
+  bool collective(std::int32_t stream, ir::region dst) {
+    model_->observe(access::ir(b_));
+    const auto& to = info_of(dst.buffer);
+    if (on_host(dst.buffer)) return false;
+    const bool broadcast = r_.chance(0.3);
+    if (!broadcast && !ir::nccl_reduces(to.type)) return false;
+    ir::region src = dst;
+    if (!readable(dst) || r_.chance(0.5)) {
+      const auto size = size_of_region(dst);
+      auto fits = [&](const ir::region& r) {
+        const auto& from = info_of(r.buffer);
+        return from.type == to.type && size_of_region(r) == size && readable(r) && !regions_meet(r, dst) &&
+               !on_host(r.buffer) && !(from.domain == to.domain && r.parts != dst.parts);
+      };
+      std::vector<ir::region> sources;
+      for (std::int32_t b = 0; b < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++b) {
+        if (fits(ir::whole(b))) sources.push_back(ir::whole(b));
+        for (auto k : counts_of(b))
+          for (std::int32_t part = 0; part < k; ++part)
+            if (fits({b, part, k})) sources.push_back({b, part, k});
+      }
+      if (sources.empty()) {
+        if (!readable(dst)) return false;
+      } else {
+        src = r_.pick(sources);
+        src = chunk(src.buffer, src.part, src.parts);
+      }
+    }
+    constexpr reduce_op ops[] = {reduce_op::sum, reduce_op::prod, reduce_op::min, reduce_op::max,
+                                 reduce_op::avg};
+    auto op = ops[r_.below(category_of(to.type) == dtype_category::floating ? 5 : 4)];
+    order_before(stream, {src}, {dst});
+    access::current_stream(b_) = stream;
+    access::collective(b_, broadcast ? ir::step_code::broadcast : ir::step_code::all_reduce, dst, src, op,
+                       broadcast ? static_cast<std::int32_t>(r_.below(2)) : 0);
     ++done_;
     return true;
   }
@@ -839,7 +889,8 @@ class dynamic_generator : public generator_base {
   }
 
   detail::builder_state b_;
-  bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false, steps_ = false, calls_ = false;
+  bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false, steps_ = false, calls_ = false,
+       collectives_ = false;
   std::int32_t product_ = -1;         // the domain of rank-2 buffers, or -1 (none)
   std::vector<std::size_t> extents_;  // per domain
   std::vector<std::vector<std::int32_t>>

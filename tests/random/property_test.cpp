@@ -58,6 +58,10 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
         if (r == written) seen.insert("call updating in place");
     } else if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul) {
       seen.insert("matmul");
+    } else if (s.kind == sd::ir::stmt_kind::step && sd::ir::is_collective(s.code)) {
+      seen.insert(s.code == sd::ir::step_code::broadcast ? "broadcast" : "all_reduce");
+      if (regions.reads.at(0) == written) seen.insert("collective in place");
+      if (written.parts > 1) seen.insert("collective of a chunk");
     } else if (s.kind == sd::ir::stmt_kind::step && s.code != sd::ir::step_code::copy) {
       const auto form = sd::ir::info(s.code).form;
       seen.insert(form == sd::ir::step_form::scan ? "scan" : "reduction");
@@ -310,6 +314,10 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
                           "scan along an axis",
                           "matmul",
                           "matmul epilogue folded",
+                          "all_reduce",
+                          "broadcast",
+                          "collective in place",
+                          "collective of a chunk",
                           "call",
                           "call updating in place"}) {
       INFO("feature: " << f);
