@@ -65,6 +65,11 @@ constexpr nccl_elements nccl_elements_of(dtype t, std::size_t count) {
                              : nccl_elements{ncclUint8, count * size_of(t)};
 }
 
+static_assert(nccl_elements_of(dtype::int16, 3).type == ncclUint8 &&
+              nccl_elements_of(dtype::int16, 3).count == 6 &&
+              nccl_elements_of(dtype::bfloat16, 3).type == ncclBfloat16 &&
+              nccl_elements_of(dtype::bfloat16, 3).count == 3);
+
 constexpr ncclRedOp_t nccl_op_of(ir::reduce_op op) {
   switch (op) {
     case ir::reduce_op::sum: return ncclSum;
