@@ -1251,6 +1251,8 @@ inline void cuda_executor::read_timeline(const plan_view& plan, const prepared_r
     if (op.kind == op_kind::step) {
       const auto& step = ready.steps[next_step++];
       if (step.code == ir::step_code::copy) bytes = step.bytes;
+      // A collective: the bytes NCCL is given per rank (its count, step_table.hpp).
+      if (ir::is_collective(step.code)) bytes = step.collective.count * size_of(step.collective.type);
     }
     into.add(plan, i, since_start(2 + 2 * i), since_start(3 + 2 * i), bytes);
   }
