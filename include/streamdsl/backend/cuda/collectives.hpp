@@ -119,10 +119,11 @@ inline bool issue_collective(const collective_args& c, void* const* ptrs, ncclCo
   return false;
 }
 
-inline void query_communicator(ncclComm* comm, int& size, int& rank) {
-  check_nccl(ncclCommCount(comm, &size), "ncclCommCount", comm, "the communicator bound to the executor");
-  check_nccl(ncclCommUserRank(comm, &rank), "ncclCommUserRank", comm,
-             "the communicator bound to the executor");
+inline void query_communicator(ncclComm* comm, int& size, int& rank, int& device) {
+  const char* where = "the communicator bound to the executor";
+  check_nccl(ncclCommCount(comm, &size), "ncclCommCount", comm, where);
+  check_nccl(ncclCommUserRank(comm, &rank), "ncclCommUserRank", comm, where);
+  check_nccl(ncclCommCuDevice(comm, &device), "ncclCommCuDevice", comm, where);
 }
 
 // The agreement of cuda_executor::bind_communicator: bind time only, so a
@@ -153,7 +154,9 @@ struct collective_entry {
                     step_failure& failure) {
     return issue_collective(c, ptrs, comm, s, failure);
   }
-  static void query(ncclComm* comm, int& size, int& rank) { query_communicator(comm, size, rank); }
+  static void query(ncclComm* comm, int& size, int& rank, int& device) {
+    query_communicator(comm, size, rank, device);
+  }
   static void gather(ncclComm* comm, cudaStream_t s, const long long* mine, long long* all,
                      std::size_t count) {
     gather_from_ranks(comm, s, mine, all, count);

@@ -1015,8 +1015,17 @@ void cuda_executor::check_collectives(const resolved_bindings& resolved) {
                                                "(ex.bind_communicator(comm)); nothing was issued")
                                 .view());
   }
-  int size = 0, rank = 0;
-  cuda_detail::collectives_of<Program>.query(comm_, size, rank);
+  int size = 0, rank = 0, device = 0;
+  cuda_detail::collectives_of<Program>.query(comm_, size, rank, device);
+  // NCCL launches on the communicator's device: the executor's streams,
+  // events and workspace are on its own.
+  if (device != device_)
+    throw binding_error((detail::text() << "streamdsl: the communicator bound to this executor (rank " << rank
+                                        << " of " << size << ") is on device " << device
+                                        << ", but the executor runs on device " << device_
+                                        << "; bind the communicator made on the executor's device (make the "
+                                           "executor after cudaSetDevice of the rank's GPU)")
+                            .view());
   backend_detail::problem_list problems;
   for (const auto& op : plan.ops) {
     if (op.kind != op_kind::step) continue;
@@ -1051,8 +1060,8 @@ void cuda_executor::check_collectives(const resolved_bindings& resolved) {
 template <class Program>
 void cuda_executor::agree_on_collectives(const resolved_bindings* resolved) {
   constexpr plan_view plan = Program::plan();
-  int size = 0, rank = 0;
-  cuda_detail::collectives_of<Program>.query(comm_, size, rank);
+  int size = 0, rank = 0, device = 0;
+  cuda_detail::collectives_of<Program>.query(comm_, size, rank, device);
   if (size == 1) return;
   // [failed, collectives, a hash of their codes, ops, roots and types, a hash of their counts]
   constexpr std::size_t digest = 4;

@@ -177,8 +177,9 @@ struct collective_args {
 // pointers; false, with `failure` set, if NCCL refused it.
 using collective_fn = bool (*)(const collective_args& c, void* const* ptrs, ncclComm* comm,
                                cudaStream_t stream, step_failure& failure);
-// The communicator's size (ncclCommCount) and rank (ncclCommUserRank).
-using communicator_query_fn = void (*)(ncclComm* comm, int& size, int& rank);
+// The communicator's size (ncclCommCount), rank (ncclCommUserRank) and
+// device (ncclCommCuDevice).
+using communicator_query_fn = void (*)(ncclComm* comm, int& size, int& rank, int& device);
 // Gathers `count` values of every rank (`mine`, host memory) into `all`
 // (host, size * count) through one ncclAllGather on `stream`, and waits for it.
 using communicator_gather_fn = void (*)(ncclComm* comm, cudaStream_t stream, const long long* mine,
