@@ -351,6 +351,24 @@ TEST_CASE("loopback: a rank that fails releases the others; a run without a comm
             "this host executor has no communicator"));
 }
 
+TEST_CASE("loopback: two executors bound to one rank are refused, and nobody hangs",
+          "[loopback][collective][errors]") {
+  sd::loopback_world world(2);
+  sd::host_executor a(sd::host_options{std::nullopt, 0}), b(sd::host_options{std::nullopt, 0});
+  a.bind_communicator(world.communicator(0));
+  b.bind_communicator(world.communicator(0));
+  std::vector<std::vector<float>> g(2, std::vector<float>(4, 1.0f));
+  const auto message = failure_of([&] {
+    world.for_each_rank(
+        [&](int r) { (r == 0 ? a : b).run(in_place, sd::bind("g", g[static_cast<std::size_t>(r)])); });
+  });
+  CHECK(has(message, "rank 0 of 2 started a run while another run of rank 0 waits for the other ranks"));
+  // The world's own executors still run.
+  world.run(in_place, [&](int r) { return bindings{sd::bind("g", g[r])}; });
+  for (const auto& v : g)
+    for (float e : v) CHECK(e == 2.0f);
+}
+
 TEST_CASE("loopback: one rank, and executors bound by hand on threads of the caller's",
           "[loopback][collective]") {
   sd::loopback_world one(1);
