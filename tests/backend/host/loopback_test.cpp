@@ -288,6 +288,15 @@ TEST_CASE("loopback: extents that the world's size refuses are binding errors na
   sd::loopback_world pair(2);
   message = failure_of([&] { pair.run(from_root_3, [&](int r) { return bindings{sd::bind("w", x[r])}; }); });
   CHECK(has(message, "the root rank 3 is not a rank of a world of 2 (ranks 0 to 1)"));
+  // A communicator of another size than the bindings were made for: an all_gather sized for 4 on 2 ranks.
+  std::vector<std::vector<float>> a40(4, std::vector<float>(40));
+  message = failure_of([&] {
+    pair.run(gather, [&](int r) { return bindings{sd::bind("x", x[r]), sd::bind("a", a40[r])}; });
+  });
+  CHECK(has(message,
+            "on rank 0 of 2: output buffer 'a' (float, domain 'all') holds 40 elements, and "
+            "sd::all_gather gathers 2 ranks' 10 (20); bind it with 20 elements, or run on the "
+            "communicator of the size the bindings were made for"));
   // Works with the right extents, after the failures (the world resets).
   std::vector<std::vector<float>> s3(4, std::vector<float>(3, -1.0f));
   for (int r = 0; r < 4; ++r) x12[r].assign(12, static_cast<float>(r + 1));
