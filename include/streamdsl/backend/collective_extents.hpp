@@ -11,7 +11,9 @@
 // size * source (rank r's source at part r). A broadcast's root is a rank of
 // the world. Whether every rank binds the same extents is the communicator's
 // check (it sees every rank: host/loopback.hpp), since one rank's bindings
-// cannot tell.
+// cannot tell. A communicator of another size than the bindings were made
+// for shows as such an extent (an all_gather's target sized for 4 ranks on a
+// world of 2), and the messages say so.
 #include <cstddef>
 #include <cstdint>
 
@@ -76,13 +78,15 @@ inline void check_collective_extents(const plan_view& plan, const resolved_bindi
         else if (c.target != c.source / n)
           where() << buffer_description{plan, target} << " holds " << c.target << " elements, and "
                   << ir::info(s.code).spelling << " gives each of " << size << " ranks " << c.source / n
-                  << " (" << c.source << " / " << size << "); bind it with " << c.source / n << " elements";
+                  << " (" << c.source << " / " << size << "); bind it with " << c.source / n
+                  << " elements, or run on the communicator of the size the bindings were made for";
         break;
       case ir::collective_extent::times:
         if (c.target != c.source * n)
           where() << buffer_description{plan, target} << " holds " << c.target << " elements, and "
                   << ir::info(s.code).spelling << " gathers " << size << " ranks' " << c.source << " ("
-                  << c.source * n << "); bind it with " << c.source * n << " elements";
+                  << c.source * n << "); bind it with " << c.source * n
+                  << " elements, or run on the communicator of the size the bindings were made for";
         break;
     }
     if (s.code == ir::step_code::broadcast && ir::collective_root_of(s) >= size)

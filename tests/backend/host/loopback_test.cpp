@@ -288,6 +288,15 @@ TEST_CASE("loopback: extents that the world's size refuses are binding errors na
   sd::loopback_world pair(2);
   message = failure_of([&] { pair.run(from_root_3, [&](int r) { return bindings{sd::bind("w", x[r])}; }); });
   CHECK(has(message, "the root rank 3 is not a rank of a world of 2 (ranks 0 to 1)"));
+  // A communicator of another size than the bindings were made for: an all_gather sized for 4 on 2 ranks.
+  std::vector<std::vector<float>> a40(4, std::vector<float>(40));
+  message = failure_of([&] {
+    pair.run(gather, [&](int r) { return bindings{sd::bind("x", x[r]), sd::bind("a", a40[r])}; });
+  });
+  CHECK(has(message,
+            "on rank 0 of 2: output buffer 'a' (float, domain 'all') holds 40 elements, and "
+            "sd::all_gather gathers 2 ranks' 10 (20); bind it with 20 elements, or run on the "
+            "communicator of the size the bindings were made for"));
   // Works with the right extents, after the failures (the world resets).
   std::vector<std::vector<float>> s3(4, std::vector<float>(3, -1.0f));
   for (int r = 0; r < 4; ++r) x12[r].assign(12, static_cast<float>(r + 1));
@@ -349,6 +358,24 @@ TEST_CASE("loopback: a rank that fails releases the others; a run without a comm
   CHECK(has(message,
             "statement #0 `sd::all_reduce(g, sd::reduce_op::sum)` on stream 'main' is a collective, and "
             "this host executor has no communicator"));
+}
+
+TEST_CASE("loopback: two executors bound to one rank are refused, and nobody hangs",
+          "[loopback][collective][errors]") {
+  sd::loopback_world world(2);
+  sd::host_executor a(sd::host_options{std::nullopt, 0}), b(sd::host_options{std::nullopt, 0});
+  a.bind_communicator(world.communicator(0));
+  b.bind_communicator(world.communicator(0));
+  std::vector<std::vector<float>> g(2, std::vector<float>(4, 1.0f));
+  const auto message = failure_of([&] {
+    world.for_each_rank(
+        [&](int r) { (r == 0 ? a : b).run(in_place, sd::bind("g", g[static_cast<std::size_t>(r)])); });
+  });
+  CHECK(has(message, "rank 0 of 2 started a run while another run of rank 0 waits for the other ranks"));
+  // The world's own executors still run.
+  world.run(in_place, [&](int r) { return bindings{sd::bind("g", g[r])}; });
+  for (const auto& v : g)
+    for (float e : v) CHECK(e == 2.0f);
 }
 
 TEST_CASE("loopback: one rank, and executors bound by hand on threads of the caller's",

@@ -335,9 +335,19 @@ class loopback_world {
     host_detail::holding lock(mutex_);
     if (aborted_) throw_aborted(rank);
     if (arrived_ == 0) {
-      offered_.resize(static_cast<std::size_t>(size_));
+      offered_.assign(static_cast<std::size_t>(size_), nullptr);
       offered_count_.resize(static_cast<std::size_t>(size_));
       offered_ops_.resize(static_cast<std::size_t>(size_));
+    }
+    if (offered_[static_cast<std::size_t>(rank)] != nullptr) {  // calls is never null: count >= 1
+      detail::text msg;
+      msg << "streamdsl: bad binding: rank " << rank << " of " << size_
+          << " started a run while another run of rank " << rank
+          << " waits for the other ranks: two executors are bound to one communicator, or one rank runs "
+             "twice; bind each executor to its own rank (loopback_world::executor(rank) is)";
+      aborted_ = true;  // the ranks waiting would wait for ever
+      changed_.notify_all();
+      throw binding_error(msg.view());
     }
     offered_[static_cast<std::size_t>(rank)] = calls;
     offered_count_[static_cast<std::size_t>(rank)] = count;
