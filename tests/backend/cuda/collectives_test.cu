@@ -24,6 +24,7 @@
 #include <streamdsl/backend/host/loopback.hpp>
 #include <streamdsl/streamdsl.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "device_buffer.hpp"
@@ -343,5 +344,46 @@ TEST_CASE("two ranks: all_reduce, reduce_scatter, all_gather, broadcast and buck
             return std::vector<sd::binding>{sd::bind("x", x[r]->cget(), m), sd::bind("y", y[r]->get(), m)};
           }),
       Catch::Contains("on rank 1"));
+  // A communicator on another device than the executor's.
+  gpu_test::check(cudaSetDevice(0), "cudaSetDevice");
+  {
+    sd::cuda_executor ex;
+    ex.bind_communicator(group.communicator(1));
+    CHECK_THROWS_WITH(ex.run(all_reduce_into<float, sd::reduce_op::sum>, sd::bind("x", x[0]->cget(), n),
+                             sd::bind("y", y[0]->get(), n)),
+                      Catch::Contains("is on device 1, but the executor runs on device 0"));
+  }
+  // One executor per rank on threads of their own, as one process per GPU
+  // would run them: the executors' own agreement (bind_communicator's
+  // default) refuses extents that differ, on both ranks, and lets equal ones run.
+  const auto per_rank = [&](std::size_t m1, std::vector<std::string>& errors) {
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 2; ++r)
+      threads.emplace_back([&, r] {
+        gpu_test::check(cudaSetDevice(r), "cudaSetDevice");
+        sd::cuda_executor ex;
+        ex.bind_communicator(group.communicator(r));
+        const std::size_t m = r == 0 ? n : m1;
+        try {
+          ex.run(all_reduce_into<float, sd::reduce_op::sum>, sd::bind("x", x[r]->cget(), m),
+                 sd::bind("y", y[r]->get(), m));
+          gpu_test::check(cudaDeviceSynchronize(), "sync");
+        } catch (const sd::error& e) {
+          errors[static_cast<std::size_t>(r)] = e.what();
+        }
+      });
+    for (auto& t : threads) t.join();
+  };
+  std::vector<std::string> errors(2);
+  per_rank(n / 2, errors);
+  CHECK_THAT(errors[0], Catch::Contains("rank 1 of 2 binds its collectives with other extents than rank 0"));
+  CHECK_THAT(errors[1], Catch::Contains("rank 0 of 2 binds its collectives with other extents than rank 1"));
+  errors.assign(2, "");
+  per_rank(n, errors);
+  CHECK((errors[0].empty() && errors[1].empty()));
+  for (int r = 0; r < 2; ++r) {
+    const auto got = download(*y[r], r);
+    for (std::size_t i = 0; i < n; i += 97) CHECK(got[i] == host[0][i] + host[1][i]);
+  }
   gpu_test::check(cudaSetDevice(0), "cudaSetDevice");
 }
