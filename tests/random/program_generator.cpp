@@ -124,6 +124,20 @@ class dynamic_generator : public generator_base {
     declare_buffers(ir::access::inout, "io", 0, 2 * wide);
     declare_buffers(ir::access::output, "out", 1, 4 * wide);
     declare_buffers(ir::access::temp, "t", 0, 6 * wide);
+    if (collectives_) {
+      // For sd::reduce_scatter and sd::all_gather on collective_ranks = 2
+      // ranks: a domain twice as long as domain 0 (its extent is set below),
+      // an inout and an output over it, and an inout over domain 0, of one
+      // type the reductions take.
+      gathered_ = access::add_domain(b_, "gathered");
+      g.inputs.extents.push_back(0);
+      extents_.push_back(0);
+      counts_.emplace_back();  // whole buffers only
+      gathered_type_ = r_.chance(0.5) ? dtype::float32 : dtype::int32;
+      access::add_buffer(b_, "ga", ir::access::inout, gathered_type_, gathered_);
+      access::add_buffer(b_, "gat", ir::access::output, gathered_type_, gathered_);
+      access::add_buffer(b_, "gs", ir::access::inout, gathered_type_, 0);
+    }
     // A domain is as long as the buffers bound to it: one with only temps
     // is empty (its statements do nothing, and copies from it are empty too).
     // A rank-2 buffer bound gives its rows and columns their extents, and a
@@ -147,6 +161,9 @@ class dynamic_generator : public generator_base {
       g.inputs.extents[static_cast<std::size_t>(product_)] = extents_[static_cast<std::size_t>(product_)] =
           extents_[static_cast<std::size_t>(p.outer)] * extents_[static_cast<std::size_t>(p.inner)];
     }
+    if (gathered_ >= 0)
+      g.inputs.extents[static_cast<std::size_t>(gathered_)] = extents_[static_cast<std::size_t>(gathered_)] =
+          2 * extents_[0];
     const auto params = r_.below(3);
     for (std::size_t i = 0; i < params; ++i) {
       const auto t = random_dtype(r_);
@@ -180,7 +197,8 @@ class dynamic_generator : public generator_base {
         const auto dst = random_target(chunks_ && r_.chance(0.4), spaces_ && r_.chance(0.5));
         if (!copy(current, dst) && !on_host(dst.buffer)) assign(current, dst);
       } else if (x >= 54 && x < 60 && collectives_ &&
-                 collective(current, random_target(chunks_ && r_.chance(0.4)))) {
+                 (r_.chance(0.35) ? scatter_or_gather(current)
+                                  : collective(current, random_target(chunks_ && r_.chance(0.4))))) {
       } else if (x >= 90 && x < 94 && calls_) {
         if (!call(current, random_target(chunks_ && r_.chance(0.4)))) assign(current, random_target(false));
       } else if (x >= 94 && matmul(current)) {
@@ -524,6 +542,33 @@ class dynamic_generator : public generator_base {
     access::current_stream(b_) = stream;
     access::collective(b_, broadcast ? ir::step_code::broadcast : ir::step_code::all_reduce, dst, src, op,
                        broadcast ? static_cast<std::int32_t>(r_.below(2)) : 0);
+    ++done_;
+    return true;
+  }
+
+  // y = sd::reduce_scatter(x, op) from a buffer over `gathered` into one over
+  // domain 0 (half as long), or y = sd::all_gather(x) the other way, whole
+  // buffers of gathered_type_; false when no source holds values yet.
+  bool scatter_or_gather(std::int32_t stream) {
+    model_->observe(access::ir(b_));
+    const bool scatter = r_.chance(0.5);
+    const auto from = scatter ? gathered_ : 0, to = scatter ? 0 : gathered_;
+    std::vector<std::int32_t> targets, sources;
+    for (std::int32_t b = 0; b < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++b) {
+      const auto& info = info_of(b);
+      if (on_host(b) || info.type != gathered_type_) continue;
+      if (info.domain == to && info.kind != ir::access::input) targets.push_back(b);
+      if (info.domain == from && readable(ir::whole(b))) sources.push_back(b);
+    }
+    if (targets.empty() || sources.empty()) return false;
+    const auto dst = r_.pick(targets), src = r_.pick(sources);
+    constexpr reduce_op ops[] = {reduce_op::sum, reduce_op::prod, reduce_op::min, reduce_op::max,
+                                 reduce_op::avg};
+    const auto op = ops[r_.below(category_of(gathered_type_) == dtype_category::floating ? 5 : 4)];
+    order_before(stream, {ir::whole(src)}, {ir::whole(dst)});
+    access::current_stream(b_) = stream;
+    access::collective(b_, scatter ? ir::step_code::reduce_scatter : ir::step_code::all_gather,
+                       ir::whole(dst), ir::whole(src), op, 0);
     ++done_;
     return true;
   }
@@ -891,7 +936,9 @@ class dynamic_generator : public generator_base {
   detail::builder_state b_;
   bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false, steps_ = false, calls_ = false,
        collectives_ = false;
-  std::int32_t product_ = -1;         // the domain of rank-2 buffers, or -1 (none)
+  std::int32_t product_ = -1;   // the domain of rank-2 buffers, or -1 (none)
+  std::int32_t gathered_ = -1;  // twice domain 0's extent, for reduce_scatter and all_gather, or -1
+  dtype gathered_type_ = dtype::float32;
   std::vector<std::size_t> extents_;  // per domain
   std::vector<std::vector<std::int32_t>>
       counts_;  // per domain: the chunk counts it allows (chunked programs)

@@ -59,7 +59,8 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
     } else if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul) {
       seen.insert("matmul");
     } else if (s.kind == sd::ir::stmt_kind::step && sd::ir::is_collective(s.code)) {
-      seen.insert(s.code == sd::ir::step_code::broadcast ? "broadcast" : "all_reduce");
+      seen.insert(
+          std::string(sd::ir::info(s.code).spelling.data() + 4, sd::ir::info(s.code).spelling.size() - 4));
       if (regions.reads.at(0) == written) seen.insert("collective in place");
       if (written.parts > 1) seen.insert("collective of a chunk");
     } else if (s.kind == sd::ir::stmt_kind::step && s.code != sd::ir::step_code::copy) {
@@ -316,6 +317,8 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
                           "matmul epilogue folded",
                           "all_reduce",
                           "broadcast",
+                          "reduce_scatter",
+                          "all_gather",
                           "collective in place",
                           "collective of a chunk",
                           "call",

@@ -306,12 +306,13 @@ inline void run_reference(const ir::program_view& program, const reference_input
 }
 
 // One collective of every rank (ranks[r]: rank r's arrays) with the
-// meaning of ops/collective.hpp as the loopback computes it: all_reduce
-// combines element by element in rank order in the element type (sum and
-// prod with the elementwise + and *, so integers wrap; min and max by `<`;
-// avg as each value times 1/ranks, then summed), broadcast takes the root's;
-// every source is read before any target is written. (reduce_scatter and
-// all_gather: tests/backend/host/loopback_test.cpp.)
+// meaning of ops/collective.hpp as the loopback computes it: all_reduce and
+// reduce_scatter combine element by element in rank order in the element
+// type (sum and prod with the elementwise + and *, so integers wrap; min and
+// max by `<`; avg as each value times 1/ranks, then summed), reduce_scatter
+// giving rank r part r of the result; all_gather puts rank k's source at
+// part k of every target; broadcast takes the root's. Every source is read
+// before any target is written.
 inline void reference_collective(const ir::program_view& p, const reference_inputs& inputs,
                                  std::vector<std::vector<typed_array>>& ranks, const ir::statement& s) {
   const auto source = p.accesses[static_cast<std::size_t>(s.accesses_first)];
@@ -319,27 +320,34 @@ inline void reference_collective(const ir::program_view& p, const reference_inpu
   reference_evaluator any(p, inputs, ranks[0]);
   const auto from = any.elements(source.buffer, source.part, source.parts);
   const auto to = any.elements(target.buffer, target.part, target.parts);
-  if (from.count != to.count)
-    throw std::logic_error("reference: a collective between regions of different sizes");
   const auto n = ranks.size();
+  const auto expected_target = s.code == ir::step_code::reduce_scatter ? from.count / n
+                               : s.code == ir::step_code::all_gather   ? from.count * n
+                                                                       : from.count;
+  if (to.count != expected_target || (s.code == ir::step_code::reduce_scatter && from.count % n != 0))
+    throw std::logic_error("reference: a collective's target has the wrong size");
   const dtype type = p.buffers[static_cast<std::size_t>(source.buffer)].type;
-  std::vector<scalar> out(from.count);
+  std::vector<scalar> combined(from.count);  // every rank's source combined (all ranks' for all_gather)
+  std::vector<std::vector<scalar>> gathered(n);
   with_host_type(type, [&](auto tag) {
     using T = typename decltype(tag)::type;
+    auto at = [&](std::size_t r, std::size_t i) {
+      return ranks[r].at(static_cast<std::size_t>(source.buffer)).get(from.first + i).template as<T>();
+    };
     for (std::size_t i = 0; i < from.count; ++i) {
-      auto at = [&](std::size_t r) {
-        return ranks[r].at(static_cast<std::size_t>(source.buffer)).get(from.first + i).template as<T>();
-      };
-      if (s.code == ir::step_code::broadcast) {
-        out[i] = scalar::of(at(static_cast<std::size_t>(ir::collective_root_of(s))));
+      if (s.code == ir::step_code::all_gather) {
+        for (std::size_t r = 0; r < n; ++r) gathered[r].push_back(scalar::of(at(r, i)));
         continue;
       }
-      if (s.code != ir::step_code::all_reduce)
-        throw std::logic_error("reference: a collective it does not know");
+      if (s.code == ir::step_code::broadcast) {
+        combined[i] = scalar::of(at(static_cast<std::size_t>(ir::collective_root_of(s)), i));
+        continue;
+      }
       const auto op = ir::collective_op_of(s);
       const T inverse = static_cast<T>(1.0 / static_cast<double>(n));
       auto value = [&](std::size_t r) {
-        return op == reduce_op::avg ? detail::element::arithmetic<T>(ir::op::mul, at(r), inverse) : at(r);
+        return op == reduce_op::avg ? detail::element::arithmetic<T>(ir::op::mul, at(r, i), inverse)
+                                    : at(r, i);
       };
       T acc = value(0);
       for (std::size_t r = 1; r < n; ++r) {
@@ -352,13 +360,19 @@ inline void reference_collective(const ir::program_view& p, const reference_inpu
           case reduce_op::max: acc = acc < x ? x : acc; break;
         }
       }
-      out[i] = scalar::of(acc);
+      combined[i] = scalar::of(acc);
     }
     return 0;
   });
-  for (auto& arrays : ranks)
-    for (std::size_t i = 0; i < to.count; ++i)
-      arrays.at(static_cast<std::size_t>(target.buffer)).set(to.first + i, out[i].to(type));
+  for (std::size_t r = 0; r < n; ++r) {
+    auto& out = ranks[r].at(static_cast<std::size_t>(target.buffer));
+    for (std::size_t i = 0; i < to.count; ++i) {
+      const scalar& v = s.code == ir::step_code::all_gather       ? gathered[i / from.count][i % from.count]
+                        : s.code == ir::step_code::reduce_scatter ? combined[r * to.count + i]
+                                                                  : combined[i];
+      out.set(to.first + i, v.to(type));
+    }
+  }
 }
 
 // Every rank's run of an SPMD program (ranks[r]: rank r's arrays, as
