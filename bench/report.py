@@ -409,6 +409,39 @@ def offload_matmul_table(rows):
         print(f"| {label} | {'missing or wrong' if x is None else f'{x*1e3:.3f} ms'} | {hidden} |")
 
 
+def data_parallel_table(rows, ctx):
+    """Workload 10 (bench/data_parallel.cu): the share of the shorter phase
+    (the chain or the all-reduces) that overlap hides, (back to back -
+    overlapped) / min(compute, communication), and the overlapped step
+    against the raw NCCL + streams version (goals: >= 80%, <= 1.05x)."""
+    def t(name):
+        r = rows.get(name)
+        return None if r is None or r["error"] or r["seconds"] <= 0 else r["seconds"]
+
+    p = "w10_data_parallel/"
+    compute, comm = t(p + "compute_only"), t(p + "communication_only")
+    ranks = ctx.get("ranks", "?")
+    print(f"| 10: data-parallel step, {ranks} rank(s), 256 MiB per rank in 8 buckets | time "
+          "| shorter phase hidden (goal >= 80%) | / raw overlapped (goal <= 1.05) |")
+    print("|---|---|---|---|")
+    raw = t(p + "raw")
+    for label, name, b2b in (("chain alone (streamdsl)", "compute_only", None),
+                             ("all-reduces alone (raw NCCL)", "communication_only", None),
+                             ("streamdsl, back to back (one stream)", "back_to_back", None),
+                             ("streamdsl, all-reduces on stream comm", "streamdsl", "back_to_back"),
+                             ("raw chain alone", "raw_compute_only", None),
+                             ("raw NCCL + streams, back to back", "raw_back_to_back", None),
+                             ("raw NCCL + streams, overlapped", "raw", "raw_back_to_back")):
+        x = t(p + name)
+        hidden = ratio = ""
+        serial = t(p + b2b) if b2b else None
+        if x is not None and serial is not None and compute and comm:
+            hidden = f"{(serial - x) / min(compute, comm) * 100:.1f}%"
+        if x is not None and raw and b2b:
+            ratio = f"{x / raw:.3f}"
+        print(f"| {label} | {'missing or wrong' if x is None else f'{x*1e3:.3f} ms'} | {hidden} | {ratio} |")
+
+
 def torch_table(rows):
     """bench/torch_compare.py's rows beside bench_workloads' (the same JSON
     shape): each workload's streamdsl, raw CUDA and PyTorch times, and
@@ -505,6 +538,9 @@ def main():
     if any(n.startswith("w6_matmul/") for n in rows):
         print()
         offload_matmul_table(rows)
+    if any(n.startswith("w10_data_parallel/") for n in rows):
+        print()
+        data_parallel_table(rows, ctx)
     if any(n.startswith("torch_") for n in rows):
         print()
         torch_table(rows)

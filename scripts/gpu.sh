@@ -16,6 +16,8 @@ if [ ! -x "$build/tests/test_cuda_executor" ]; then
   cmake --preset cuda >/dev/null && cmake --build --preset cuda -j"$(nproc)" || { echo "BUILD FAILED"; exit 1; }
   bash scripts/gpu_pack.sh
 fi
+# NVLink multicast stays off on the GPU machines (their rule); NCCL reads this.
+export NCCL_NVLS_ENABLE=0
 # Google Benchmark's shared library travels beside the binaries.
 export LD_LIBRARY_PATH="$PWD/$build/lib:${LD_LIBRARY_PATH:-}"
 
@@ -29,6 +31,16 @@ for t in "$build"/tests/test_*; do
     tail -30 "$out/$name.log"
   fi
 done
+
+# The two-rank collectives (hidden from the plain run above): 77 is "skipped", below two GPUs.
+if [ -x "$build/tests/test_cuda_collectives" ]; then
+  "$build/tests/test_cuda_collectives" "[two_ranks]" >"$out/test_cuda_collectives_two_ranks.log" 2>&1
+  case $? in
+    0) status+=("test_cuda_collectives [two_ranks]: passed") ;;
+    77) status+=("test_cuda_collectives [two_ranks]: skipped ($(grep -m1 SKIPPED "$out/test_cuda_collectives_two_ranks.log"))") ;;
+    *) status+=("test_cuda_collectives [two_ranks]: FAILED"); tail -30 "$out/test_cuda_collectives_two_ranks.log" ;;
+  esac
+fi
 
 echo "== compute-sanitizer =="
 # The executor, steps and chunks (copies between pinned host and device
@@ -133,6 +145,11 @@ if [ "${1:-}" != "--no-bench" ]; then
     --benchmark_out="$out/bench_offload_matmul.json" --benchmark_out_format=json \
     >"$out/bench_offload_matmul.log" 2>&1 \
     && status+=("offload matmul benchmark: ran") || status+=("offload matmul benchmark: FAILED")
+  # Workload 10 (issue 15): the data-parallel step, every visible GPU a rank
+  # (NVLink multicast off, as the machines' rule asks).
+  NCCL_NVLS_ENABLE=0 "$build/bench/bench_data_parallel" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench_data_parallel.json" --benchmark_out_format=json >"$out/bench_data_parallel.log" 2>&1 \
+    && status+=("data-parallel benchmark: ran") || status+=("data-parallel benchmark: FAILED")
   # Workload 9's row softmax (issue 13) against a hand-written one and the
   # memcpy bound; PyTorch's softmax and torch.compile on this GPU beside it.
   "$build/bench/bench_row_softmax" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
@@ -152,7 +169,7 @@ if [ "${1:-}" != "--no-bench" ]; then
   fi
   python3 bench/report.py "$out/bench.json" "$out/bench_copy_compute.json" "$out/bench_adam.json" \
     "$out/bench_width.json" "$out/bench_reductions.json" "$out/bench_calls.json" "$out/bench_matmul.json" \
-    "$out/bench_matmul_concurrency.json" "$out/bench_offload_matmul.json" "$out/torch_adam.json" "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" "$out/torch_compare.json" \
+    "$out/bench_matmul_concurrency.json" "$out/bench_offload_matmul.json" "$out/bench_data_parallel.json" "$out/torch_adam.json" "$out/bench_row_softmax.json" "$out/torch_row_softmax.json" "$out/torch_compare.json" \
     "$out/torch_matmul.json" | tee "$out/table.md"
   # The plots of docs/benchmarks.md from the same JSON (matplotlib is on the GPU machine).
   python3 bench/plots.py --bench "$out/bench.json" --torch "$out/torch_compare.json" --out "$out/img" >/dev/null \

@@ -15,7 +15,7 @@ else
   cmake --preset release >/dev/null
   cmake --build --preset release -j"$(nproc)" --target example_seed example_two_chains example_copy_pipeline \
     example_offload_prefetch example_optimizer_step example_softmax_layernorm example_row_softmax \
-    example_user_kernel example_matmul_streams
+    example_user_kernel example_matmul_streams example_data_parallel
 fi
 # example_<name>_gpu is example_<name> built by nvcc: without a GPU it would
 # run the same program on the CPU again, so it is only built (nvcc compiled it).

@@ -7,6 +7,7 @@
 #include "dsl/builder.hpp"
 #include "dsl/functions.hpp"
 #include "ops/call.hpp"
+#include "ops/collective.hpp"
 #include "ops/copy.hpp"
 #include "ops/matmul.hpp"
 #include "ops/reduce.hpp"

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <streamdsl/backend/host/host_executor.hpp>
+#include <streamdsl/backend/host/loopback.hpp>
 #include <streamdsl/passes/schedule.hpp>
 #include <streamdsl/plan/plan_model.hpp>
 #include <string>
@@ -94,8 +95,43 @@ inline std::string first_difference(const generated_program& g, const std::vecto
   return {};
 }
 
+// The ranks a program with collectives runs on (ops/collective.hpp): a
+// loopback world of this many, each rank with arrays of its own.
+inline constexpr int collective_ranks = 2;
+
+// A program with collectives: every rank's arrays drawn from its own seed,
+// run on a loopback world whose executors take `options`, against the
+// reference of every rank (run_reference_ranks). The comparison's arrays
+// are rank 0's; `why` names the rank that differs.
+inline void run_ranks_and_compare(const generated_program& g, const plan_model& m,
+                                  const host_options& options, std::uint64_t data_seed, host_comparison& c) {
+  std::vector<std::vector<typed_array>> expected, actual;
+  for (int r = 0; r < collective_ranks; ++r)
+    expected.push_back(make_buffers(g, data_seed + 7919 * static_cast<std::uint64_t>(r)));
+  actual = expected;
+  c.initial = expected[0];
+  run_reference_ranks(ir::view_of(g.user), g.inputs, expected);
+  std::vector<std::vector<binding>> bindings;
+  for (auto& arrays : actual) bindings.push_back(bindings_for(g, arrays));
+  try {
+    loopback_world world(collective_ranks, options);
+    world.run(view_of(m),
+              [&](int r) -> const std::vector<binding>& { return bindings[static_cast<std::size_t>(r)]; });
+    for (int r = 0; r < collective_ranks && c.why.empty(); ++r) {
+      c.why = first_difference(g, expected[static_cast<std::size_t>(r)], actual[static_cast<std::size_t>(r)]);
+      if (!c.why.empty()) c.why = "rank " + std::to_string(r) + ": " + c.why;
+    }
+  } catch (const std::exception& e) {
+    c.why = std::string("the executor threw: ") + e.what();
+  }
+  c.expected = expected[0];
+  c.actual = actual[0];
+}
+
 // Schedules g under its options, runs it on `executor` and on the reference
-// from the same initial arrays (drawn from `data_seed`), and compares.
+// from the same initial arrays (drawn from `data_seed`), and compares. A
+// program with collectives runs on a loopback world of collective_ranks
+// ranks with the executor's options instead.
 inline host_comparison run_and_compare(const generated_program& g, host_executor& executor,
                                        std::uint64_t data_seed, plan_model* plan_out = nullptr) {
   host_comparison c;
@@ -105,6 +141,12 @@ inline host_comparison run_and_compare(const generated_program& g, host_executor
     return c;
   }
   c.scheduled = true;
+  if (ir::has_collective(g.user.stmts)) {
+    run_ranks_and_compare(g, m, executor.options(), data_seed, c);
+    c.matches = c.why.empty();
+    if (plan_out != nullptr) *plan_out = static_cast<plan_model&&>(m);
+    return c;
+  }
   c.initial = make_buffers(g, data_seed);
   c.expected = c.initial;
   run_reference(ir::view_of(g.user), g.inputs, c.expected);

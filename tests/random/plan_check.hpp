@@ -274,12 +274,13 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
   // before writing the one it computes (`y = sd::inclusive_sum(y)`). ----
   // A matmul likewise reads its operands while it writes its product, and a
   // call gets its regions as separate memory (but a region it lists in both
-  // lists, updated in place, is one).
+  // lists, updated in place, is one), and so does a collective (its source
+  // and target are one region only in place).
   auto is_copy = [&](std::size_t op) {
     if (ops[op].kind != op_kind::step) return false;
     const auto code = v.ir.stmts[static_cast<std::size_t>(ops[op].stmt)].code;
     return code == ir::step_code::copy || code == ir::step_code::matmul ||
-           ir::info(code).form == ir::step_form::call;
+           ir::info(code).form == ir::step_form::call || ir::is_collective(code);
   };
   for (std::size_t x = 0; x < accesses.size(); ++x)
     for (std::size_t y = 0; y < accesses.size(); ++y) {

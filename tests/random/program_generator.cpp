@@ -27,6 +27,10 @@ class dynamic_generator : public generator_base {
     g.seed = seed;
     g.family = "dynamic";
     choose_policy(g);
+    // One program in five has collectives (ops/collective.hpp), run on a
+    // loopback world of two ranks (host_run.hpp). Drawn from a generator of
+    // its own: the other programs' draws, and so the programs, stay as they were.
+    collectives_ = rng(seed ^ 0xc011ec71e5ull).chance(0.2);
     declare(g);
     model_ = std::make_unique<order_model>(access::ir(b_).streams.size(), access::ir(b_).buffers.size());
     write_statements();
@@ -120,6 +124,20 @@ class dynamic_generator : public generator_base {
     declare_buffers(ir::access::inout, "io", 0, 2 * wide);
     declare_buffers(ir::access::output, "out", 1, 4 * wide);
     declare_buffers(ir::access::temp, "t", 0, 6 * wide);
+    if (collectives_) {
+      // For sd::reduce_scatter and sd::all_gather on collective_ranks = 2
+      // ranks: a domain twice as long as domain 0 (its extent is set below),
+      // an inout and an output over it, and an inout over domain 0, of one
+      // type the reductions take.
+      gathered_ = access::add_domain(b_, "gathered");
+      g.inputs.extents.push_back(0);
+      extents_.push_back(0);
+      counts_.emplace_back();  // whole buffers only
+      gathered_type_ = r_.chance(0.5) ? dtype::float32 : dtype::int32;
+      access::add_buffer(b_, "ga", ir::access::inout, gathered_type_, gathered_);
+      access::add_buffer(b_, "gat", ir::access::output, gathered_type_, gathered_);
+      access::add_buffer(b_, "gs", ir::access::inout, gathered_type_, 0);
+    }
     // A domain is as long as the buffers bound to it: one with only temps
     // is empty (its statements do nothing, and copies from it are empty too).
     // A rank-2 buffer bound gives its rows and columns their extents, and a
@@ -143,6 +161,9 @@ class dynamic_generator : public generator_base {
       g.inputs.extents[static_cast<std::size_t>(product_)] = extents_[static_cast<std::size_t>(product_)] =
           extents_[static_cast<std::size_t>(p.outer)] * extents_[static_cast<std::size_t>(p.inner)];
     }
+    if (gathered_ >= 0)
+      g.inputs.extents[static_cast<std::size_t>(gathered_)] = extents_[static_cast<std::size_t>(gathered_)] =
+          2 * extents_[0];
     const auto params = r_.below(3);
     for (std::size_t i = 0; i < params; ++i) {
       const auto t = random_dtype(r_);
@@ -175,6 +196,9 @@ class dynamic_generator : public generator_base {
       } else if (x < 54 && copies_) {
         const auto dst = random_target(chunks_ && r_.chance(0.4), spaces_ && r_.chance(0.5));
         if (!copy(current, dst) && !on_host(dst.buffer)) assign(current, dst);
+      } else if (x >= 54 && x < 60 && collectives_ &&
+                 (r_.chance(0.35) ? scatter_or_gather(current)
+                                  : collective(current, random_target(chunks_ && r_.chance(0.4))))) {
       } else if (x >= 90 && x < 94 && calls_) {
         // Now and then a host step (p.host_call) over host buffers only.
         const bool host = spaces_ && r_.chance(0.4);
@@ -477,6 +501,77 @@ class dynamic_generator : public generator_base {
     access::current_stream(b_) = stream;
     access::copy(b_, dst, src);
     check_written_as_meant({src}, dst);
+    ++done_;
+    return true;
+  }
+
+  // A collective writing dst (ops/collective.hpp): sd::all_reduce with a
+  // random op (avg only of floating types), in place or from a region of
+  // dst's type and size that holds values and does not meet it, or
+  // sd::broadcast from rank 0 or 1. false when dst is in host memory, of a
+  // type no all_reduce reduces, or has no source.
+  bool collective(std::int32_t stream, ir::region dst) {
+    model_->observe(access::ir(b_));
+    const auto& to = info_of(dst.buffer);
+    if (on_host(dst.buffer)) return false;
+    const bool broadcast = r_.chance(0.3);
+    if (!broadcast && !ir::nccl_reduces(to.type)) return false;
+    ir::region src = dst;
+    if (!readable(dst) || r_.chance(0.5)) {
+      const auto size = size_of_region(dst);
+      auto fits = [&](const ir::region& r) {
+        const auto& from = info_of(r.buffer);
+        return from.type == to.type && size_of_region(r) == size && readable(r) && !regions_meet(r, dst) &&
+               !on_host(r.buffer) && !(from.domain == to.domain && r.parts != dst.parts);
+      };
+      std::vector<ir::region> sources;
+      for (std::int32_t b = 0; b < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++b) {
+        if (fits(ir::whole(b))) sources.push_back(ir::whole(b));
+        for (auto k : counts_of(b))
+          for (std::int32_t part = 0; part < k; ++part)
+            if (fits({b, part, k})) sources.push_back({b, part, k});
+      }
+      if (sources.empty()) {
+        if (!readable(dst)) return false;
+      } else {
+        src = r_.pick(sources);
+        src = chunk(src.buffer, src.part, src.parts);
+      }
+    }
+    constexpr reduce_op ops[] = {reduce_op::sum, reduce_op::prod, reduce_op::min, reduce_op::max,
+                                 reduce_op::avg};
+    auto op = ops[r_.below(category_of(to.type) == dtype_category::floating ? 5 : 4)];
+    order_before(stream, {src}, {dst});
+    access::current_stream(b_) = stream;
+    access::collective(b_, broadcast ? ir::step_code::broadcast : ir::step_code::all_reduce, dst, src, op,
+                       broadcast ? static_cast<std::int32_t>(r_.below(2)) : 0);
+    ++done_;
+    return true;
+  }
+
+  // y = sd::reduce_scatter(x, op) from a buffer over `gathered` into one over
+  // domain 0 (half as long), or y = sd::all_gather(x) the other way, whole
+  // buffers of gathered_type_; false when no source holds values yet.
+  bool scatter_or_gather(std::int32_t stream) {
+    model_->observe(access::ir(b_));
+    const bool scatter = r_.chance(0.5);
+    const auto from = scatter ? gathered_ : 0, to = scatter ? 0 : gathered_;
+    std::vector<std::int32_t> targets, sources;
+    for (std::int32_t b = 0; b < static_cast<std::int32_t>(access::ir(b_).buffers.size()); ++b) {
+      const auto& info = info_of(b);
+      if (on_host(b) || info.type != gathered_type_) continue;
+      if (info.domain == to && info.kind != ir::access::input) targets.push_back(b);
+      if (info.domain == from && readable(ir::whole(b))) sources.push_back(b);
+    }
+    if (targets.empty() || sources.empty()) return false;
+    const auto dst = r_.pick(targets), src = r_.pick(sources);
+    constexpr reduce_op ops[] = {reduce_op::sum, reduce_op::prod, reduce_op::min, reduce_op::max,
+                                 reduce_op::avg};
+    const auto op = ops[r_.below(category_of(gathered_type_) == dtype_category::floating ? 5 : 4)];
+    order_before(stream, {ir::whole(src)}, {ir::whole(dst)});
+    access::current_stream(b_) = stream;
+    access::collective(b_, scatter ? ir::step_code::reduce_scatter : ir::step_code::all_gather,
+                       ir::whole(dst), ir::whole(src), op, 0);
     ++done_;
     return true;
   }
@@ -858,8 +953,11 @@ class dynamic_generator : public generator_base {
   }
 
   detail::builder_state b_;
-  bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false, steps_ = false, calls_ = false;
-  std::int32_t product_ = -1;         // the domain of rank-2 buffers, or -1 (none)
+  bool chunks_ = false, copies_ = false, spaces_ = false, wide_ = false, steps_ = false, calls_ = false,
+       collectives_ = false;
+  std::int32_t product_ = -1;   // the domain of rank-2 buffers, or -1 (none)
+  std::int32_t gathered_ = -1;  // twice domain 0's extent, for reduce_scatter and all_gather, or -1
+  dtype gathered_type_ = dtype::float32;
   std::vector<std::size_t> extents_;  // per domain
   std::vector<std::vector<std::int32_t>>
       counts_;  // per domain: the chunk counts it allows (chunked programs)

@@ -58,6 +58,11 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
         if (r == written) seen.insert("call updating in place");
     } else if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul) {
       seen.insert("matmul");
+    } else if (s.kind == sd::ir::stmt_kind::step && sd::ir::is_collective(s.code)) {
+      seen.insert(
+          std::string(sd::ir::info(s.code).spelling.data() + 4, sd::ir::info(s.code).spelling.size() - 4));
+      if (regions.reads.at(0) == written) seen.insert("collective in place");
+      if (written.parts > 1) seen.insert("collective of a chunk");
     } else if (s.kind == sd::ir::stmt_kind::step && s.code != sd::ir::step_code::copy) {
       const auto form = sd::ir::info(s.code).form;
       seen.insert(form == sd::ir::step_form::scan ? "scan" : "reduction");
@@ -310,6 +315,12 @@ TEST_CASE("random programs: race model, sync insertion and plans", "[random]") {
                           "scan along an axis",
                           "matmul",
                           "matmul epilogue folded",
+                          "all_reduce",
+                          "broadcast",
+                          "reduce_scatter",
+                          "all_gather",
+                          "collective in place",
+                          "collective of a chunk",
                           "call",
                           "host call",
                           "call updating in place"}) {

@@ -38,15 +38,12 @@ class reference_evaluator {
 
   // Runs every statement of the program in program order.
   void run() {
-    for (const auto& s : p_.stmts) {
-      if (s.kind == ir::stmt_kind::assign) assign(s);
-      if (s.kind == ir::stmt_kind::step) step(s);
-    }
+    for (const auto& s : p_.stmts) run(s);
   }
-
- private:
-  std::size_t extent_of(std::int32_t domain) const {
-    return domain < 0 ? 1 : in_.extents.at(static_cast<std::size_t>(domain));
+  // One statement (a collective is run_reference_ranks's: it needs every rank).
+  void run(const ir::statement& s) {
+    if (s.kind == ir::stmt_kind::assign) assign(s);
+    if (s.kind == ir::stmt_kind::step) step(s);
   }
 
   // The elements a region covers, [first, first + count): the buffer's
@@ -63,6 +60,12 @@ class reference_evaluator {
                              ") of an extent of " + std::to_string(n));
     return {static_cast<std::size_t>(part) * (n / k), n / k};
   }
+
+ private:
+  std::size_t extent_of(std::int32_t domain) const {
+    return domain < 0 ? 1 : in_.extents.at(static_cast<std::size_t>(domain));
+  }
+
   // The region a statement writes: in the program's access list, after its reads.
   ir::region written_region(const ir::statement& s) const {
     return p_.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)];
@@ -219,6 +222,8 @@ class reference_evaluator {
     if (ir::reads_expression(s.code)) return reduce_or_scan(s);
     if (s.code == ir::step_code::matmul) return matmul(s);
     if (ir::info(s.code).form == ir::step_form::call) return call(s);  // p.call, p.host_call
+    if (ir::is_collective(s.code))
+      throw std::logic_error("reference: a collective outside run_reference_ranks");
     if (s.code != ir::step_code::copy || s.reads_count != 1 || s.writes_count != 1)
       throw std::logic_error("reference: a step it does not know");
     const auto src = p_.accesses[static_cast<std::size_t>(s.accesses_first)];
@@ -298,6 +303,94 @@ inline void run_reference(const ir::program_view& program, const reference_input
                           std::vector<typed_array>& buffers) {
   if (buffers.size() != program.buffers.size()) throw std::logic_error("reference: one array per buffer");
   reference_evaluator(program, inputs, buffers).run();
+}
+
+// One collective of every rank (ranks[r]: rank r's arrays) with the
+// meaning of ops/collective.hpp as the loopback computes it: all_reduce and
+// reduce_scatter combine element by element in rank order in the element
+// type (sum and prod with the elementwise + and *, so integers wrap; min and
+// max by `<`; avg as each value times 1/ranks, then summed), reduce_scatter
+// giving rank r part r of the result; all_gather puts rank k's source at
+// part k of every target; broadcast takes the root's. Every source is read
+// before any target is written.
+inline void reference_collective(const ir::program_view& p, const reference_inputs& inputs,
+                                 std::vector<std::vector<typed_array>>& ranks, const ir::statement& s) {
+  const auto source = p.accesses[static_cast<std::size_t>(s.accesses_first)];
+  const auto target = p.accesses[static_cast<std::size_t>(s.accesses_first + 1)];
+  reference_evaluator any(p, inputs, ranks[0]);
+  const auto from = any.elements(source.buffer, source.part, source.parts);
+  const auto to = any.elements(target.buffer, target.part, target.parts);
+  const auto n = ranks.size();
+  const auto expected_target = s.code == ir::step_code::reduce_scatter ? from.count / n
+                               : s.code == ir::step_code::all_gather   ? from.count * n
+                                                                       : from.count;
+  if (to.count != expected_target || (s.code == ir::step_code::reduce_scatter && from.count % n != 0))
+    throw std::logic_error("reference: a collective's target has the wrong size");
+  const dtype type = p.buffers[static_cast<std::size_t>(source.buffer)].type;
+  std::vector<scalar> combined(from.count);  // every rank's source combined (all ranks' for all_gather)
+  std::vector<std::vector<scalar>> gathered(n);
+  with_host_type(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto at = [&](std::size_t r, std::size_t i) {
+      return ranks[r].at(static_cast<std::size_t>(source.buffer)).get(from.first + i).template as<T>();
+    };
+    for (std::size_t i = 0; i < from.count; ++i) {
+      if (s.code == ir::step_code::all_gather) {
+        for (std::size_t r = 0; r < n; ++r) gathered[r].push_back(scalar::of(at(r, i)));
+        continue;
+      }
+      if (s.code == ir::step_code::broadcast) {
+        combined[i] = scalar::of(at(static_cast<std::size_t>(ir::collective_root_of(s)), i));
+        continue;
+      }
+      const auto op = ir::collective_op_of(s);
+      const T inverse = static_cast<T>(1.0 / static_cast<double>(n));
+      auto value = [&](std::size_t r) {
+        return op == reduce_op::avg ? detail::element::arithmetic<T>(ir::op::mul, at(r, i), inverse)
+                                    : at(r, i);
+      };
+      T acc = value(0);
+      for (std::size_t r = 1; r < n; ++r) {
+        const T x = value(r);
+        switch (op) {
+          case reduce_op::sum:
+          case reduce_op::avg: acc = detail::element::arithmetic<T>(ir::op::add, acc, x); break;
+          case reduce_op::prod: acc = detail::element::arithmetic<T>(ir::op::mul, acc, x); break;
+          case reduce_op::min: acc = x < acc ? x : acc; break;
+          case reduce_op::max: acc = acc < x ? x : acc; break;
+        }
+      }
+      combined[i] = scalar::of(acc);
+    }
+    return 0;
+  });
+  for (std::size_t r = 0; r < n; ++r) {
+    auto& out = ranks[r].at(static_cast<std::size_t>(target.buffer));
+    for (std::size_t i = 0; i < to.count; ++i) {
+      const scalar& v = s.code == ir::step_code::all_gather       ? gathered[i / from.count][i % from.count]
+                        : s.code == ir::step_code::reduce_scatter ? combined[r * to.count + i]
+                                                                  : combined[i];
+      out.set(to.first + i, v.to(type));
+    }
+  }
+}
+
+// Every rank's run of an SPMD program (ranks[r]: rank r's arrays, as
+// run_reference's), statement by statement in program order, each rank's
+// statement in turn and a collective across the ranks.
+inline void run_reference_ranks(const ir::program_view& program, const reference_inputs& inputs,
+                                std::vector<std::vector<typed_array>>& ranks) {
+  std::vector<reference_evaluator> evaluators;
+  for (auto& arrays : ranks) {
+    if (arrays.size() != program.buffers.size()) throw std::logic_error("reference: one array per buffer");
+    evaluators.emplace_back(program, inputs, arrays);
+  }
+  for (const auto& s : program.stmts) {
+    if (s.kind == ir::stmt_kind::step && ir::is_collective(s.code))
+      reference_collective(program, inputs, ranks, s);
+    else
+      for (auto& e : evaluators) e.run(s);
+  }
 }
 
 }  // namespace streamdsl::random_test

@@ -44,6 +44,12 @@ enum class error_kind : std::uint8_t {
   matmul_result_overlaps_operand,
   call_region_listed_twice,
   host_call_touches_device_memory,
+  collective_on_host_memory,
+  collective_needs_target,
+  collective_mismatch,
+  collective_overlap,
+  collective_type_unsupported,
+  collective_bad_root,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -83,6 +89,12 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::matmul_result_overlaps_operand: return "matmul_result_is_an_operand";
     case error_kind::call_region_listed_twice: return "call_lists_a_region_twice";
     case error_kind::host_call_touches_device_memory: return "host_call_lists_device_memory";
+    case error_kind::collective_on_host_memory: return "collective_on_host_memory";
+    case error_kind::collective_needs_target: return "collective_needs_a_target_buffer";
+    case error_kind::collective_mismatch: return "collective_source_and_target_differ";
+    case error_kind::collective_overlap: return "collective_source_overlaps_target";
+    case error_kind::collective_type_unsupported: return "collective_reduce_op_unsupported_for_type";
+    case error_kind::collective_bad_root: return "broadcast_root_is_negative";
   }
   return "?";
 }

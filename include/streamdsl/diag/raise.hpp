@@ -92,6 +92,18 @@ STREAMDSL_ERROR_TEMPLATE(call_lists_a_region_twice,
                          "p.call(...) whose sd::reads or sd::writes lists overlapping regions")
 STREAMDSL_ERROR_TEMPLATE(host_call_lists_device_memory,
                          "p.host_call(...) lists a device buffer or a temp; a host step runs on the CPU")
+STREAMDSL_ERROR_TEMPLATE(collective_on_host_memory,
+                         "a collective reads or writes host memory, and collectives run on the device")
+STREAMDSL_ERROR_TEMPLATE(
+    collective_needs_a_target_buffer,
+    "sd::reduce_scatter or sd::all_gather written in place; write y = sd::reduce_scatter(x, op)")
+STREAMDSL_ERROR_TEMPLATE(collective_source_and_target_differ,
+                         "a collective between buffers of different element types or sizes")
+STREAMDSL_ERROR_TEMPLATE(collective_source_overlaps_target,
+                         "a collective whose target overlaps its source without being it")
+STREAMDSL_ERROR_TEMPLATE(collective_reduce_op_unsupported_for_type,
+                         "a collective's sd::reduce_op does not apply to the buffer's element type")
+STREAMDSL_ERROR_TEMPLATE(broadcast_root_is_negative, "sd::broadcast(x, root) with a negative root rank")
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -166,6 +178,18 @@ constexpr bool raise() {
     return call_lists_a_region_twice<Message>::value;
   else if constexpr (Kind == host_call_touches_device_memory)
     return host_call_lists_device_memory<Message>::value;
+  else if constexpr (Kind == error_kind::collective_on_host_memory)
+    return diag::collective_on_host_memory<Message>::value;
+  else if constexpr (Kind == collective_needs_target)
+    return collective_needs_a_target_buffer<Message>::value;
+  else if constexpr (Kind == collective_mismatch)
+    return collective_source_and_target_differ<Message>::value;
+  else if constexpr (Kind == collective_overlap)
+    return collective_source_overlaps_target<Message>::value;
+  else if constexpr (Kind == collective_type_unsupported)
+    return collective_reduce_op_unsupported_for_type<Message>::value;
+  else if constexpr (Kind == collective_bad_root)
+    return broadcast_root_is_negative<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

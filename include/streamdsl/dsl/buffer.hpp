@@ -4,6 +4,7 @@
 // memory space is part of the type: an elementwise statement over a host
 // buffer is a compile error (builder_state::assign says to copy first).
 #include "chunk.hpp"
+#include "collective_value.hpp"
 #include "domain.hpp"
 #include "expr.hpp"
 #include "memory_space.hpp"
@@ -29,6 +30,11 @@ class buffer {
   // `s = sd::sum(x * y)`, `y = sd::inclusive_sum(x)`: a reduction or scan.
   constexpr buffer& operator=(const detail::step_value& v) {
     detail::builder_access::reduce_or_scan(*v.state, v.code, ir::whole(id_), v.value, v.axis);
+    return *this;
+  }
+  // `y = sd::all_reduce(x, op)` and the other collectives (ops/collective.hpp).
+  constexpr buffer& operator=(detail::collective_value&& v) {
+    v.store_into(ir::whole(id_));
     return *this;
   }
   // `c = sd::matmul(a, b)`: a matrix product (ops/matmul.hpp).

@@ -563,6 +563,51 @@ class builder_state {
       fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
     for (std::size_t i = 0; i < write_count; ++i) note_written(writes[i]);
   }
+  // A collective (ops/collective.hpp) on the current stream: `target` is
+  // `source` when it runs in place. Reads the source, writes the target.
+  constexpr void collective(ir::step_code code, ir::region target, ir::region source, ir::reduce_op op,
+                            std::int32_t root) {
+    ir::statement s{};
+    s.kind = ir::stmt_kind::step;
+    s.code = code;
+    s.stream = current_stream;
+    s.target = target.buffer;
+    s.matmul_mode = static_cast<std::uint8_t>(op);  // where a collective keeps its op (ir/step.hpp)
+    s.event = root;                                 // and a broadcast its root
+    begin_accesses(s);
+    ir.accesses.push_back(source);
+    end_accesses(s, target);
+    const auto index = push(s);
+    const auto& to = ir.buffers[target.buffer];
+    const auto& from = ir.buffers[source.buffer];
+    const auto unwritten = unwritten_temp_read(s);
+    const bool in_place = target == source;
+    const auto host = ir::is_host(from.space) ? source.buffer : ir::is_host(to.space) ? target.buffer : -1;
+    if (host >= 0)
+      fail(diag::error_kind::collective_on_host_memory,
+           messages::collective_on_host_memory(ir, index, host, host == target.buffer && !in_place));
+    else if (in_place && !ir::runs_in_place(code))
+      fail(diag::error_kind::collective_needs_target, messages::collective_needs_target(ir, index, code));
+    else if (to.kind == ir::access::input)
+      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, target.buffer));
+    else if (unwritten >= 0)
+      fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
+    else if (to.type != from.type)
+      fail(diag::error_kind::collective_mismatch,
+           messages::collective_types_differ(ir, index, target, source));
+    else if (ir::reduces(code) && !ir::collective_supports(op, from.type))
+      fail(diag::error_kind::collective_type_unsupported,
+           messages::collective_type_unsupported(ir, index, code, op, source));
+    else if (!in_place && ir::overlaps(target, source))
+      fail(diag::error_kind::collective_overlap, messages::collective_overlaps(ir, index, target, source));
+    else if (ir::runs_in_place(code) && to.domain == from.domain && target.parts != source.parts)
+      fail(diag::error_kind::collective_mismatch,
+           messages::collective_sizes_differ(ir, index, target, source));
+    else if (root < 0)
+      fail(diag::error_kind::collective_bad_root, messages::broadcast_root_negative(ir, index, root));
+    note_written(target);
+  }
+
   // The first region of the list that overlaps an earlier one, or -1.
   static constexpr std::int32_t listed_twice(const ir::region* list, std::size_t n) {
     for (std::size_t i = 1; i < n; ++i)
@@ -831,6 +876,10 @@ struct builder_access {
                              std::size_t read_count, const ir::region* writes, std::size_t write_count,
                              ir::step_code code = ir::step_code::call) {
     s.call(name, reads, read_count, writes, write_count, code);
+  }
+  static constexpr void collective(builder_state& s, ir::step_code code, ir::region target, ir::region source,
+                                   ir::reduce_op op, std::int32_t root) {
+    s.collective(code, target, source, op, root);
   }
   static constexpr std::int32_t product_domain(builder_state& s, std::int32_t outer, std::int32_t inner) {
     return s.product_domain(outer, inner);

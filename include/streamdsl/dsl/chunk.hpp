@@ -3,6 +3,7 @@
 // written like the buffer (`y.chunk(i, k) = x.chunk(i, k) * 2`) and copied
 // with sd::copy. Race analysis and the memory plan see the region, so
 // disjoint chunks on different streams never conflict.
+#include "collective_value.hpp"
 #include "expr.hpp"
 
 namespace streamdsl {
@@ -24,6 +25,12 @@ class buffer_chunk {
   // `s = sd::sum(x * y)`, `y = sd::inclusive_sum(x)`: a reduction or scan.
   constexpr buffer_chunk& operator=(const detail::step_value& v) {
     detail::builder_access::reduce_or_scan(*v.state, v.code, region_, v.value, v.axis);
+    return *this;
+  }
+
+  // `y.chunk(i, k) = sd::all_reduce(x.chunk(i, k), op)` and the other collectives (ops/collective.hpp).
+  constexpr buffer_chunk& operator=(detail::collective_value&& v) {
+    v.store_into(region_);
     return *this;
   }
 

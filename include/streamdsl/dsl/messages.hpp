@@ -660,6 +660,96 @@ constexpr text copy_overlaps(const ir::program& p, std::int32_t stmt, const ir::
   return t;
 }
 
+// --- collectives ----------------------------------------------------------------
+
+// `written`: the collective writes `buffer` (else it reads it).
+constexpr text collective_on_host_memory(const ir::program& p, std::int32_t stmt, std::int32_t buffer,
+                                         bool written) {
+  const auto& b = p.buffers[buffer];
+  const auto name = p.name(b.name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << (written ? " writes the " : " reads the ") << buffer_kind_name(b.kind) << " '" << name
+    << "', which is in " << ir::memory_name(b.space)
+    << ", and collectives run on the device (NCCL reads and writes GPU memory); ";
+  if (written)
+    t << "collect into a device buffer d and copy it out with `sd::copy(" << name << ", d)`";
+  else
+    t << "copy it into a device buffer d first with `sd::copy(d, " << name << ")`";
+  t << " (d: a p.temp<" << name_of(b.type) << ">)";
+  return t;
+}
+
+constexpr text collective_needs_target(const ir::program& p, std::int32_t stmt, ir::step_code code) {
+  const auto spelling = ir::info(code).spelling;
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " runs " << spelling << " in place, but its result has "
+    << (code == ir::step_code::reduce_scatter ? "1/ranks of its source's elements"
+                                              : "ranks times its source's elements")
+    << ", so it needs a buffer of its own: write `y = " << spelling
+    << (code == ir::step_code::reduce_scatter ? "(x, op)`" : "(x)`") << " with y over a domain of its own"
+    << (code == ir::step_code::reduce_scatter ? " (x's extent / ranks elements; rank r gets part r)"
+                                              : " (ranks * x's extent elements; rank r's x lands in part r)");
+  return t;
+}
+
+constexpr text collective_types_differ(const ir::program& p, std::int32_t stmt, const ir::region& target,
+                                       const ir::region& source) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " reads " << name_of(p.buffers[source.buffer].type) << " elements of " << quoted(p, source).view()
+    << " into " << quoted(p, target).view() << ", which holds " << name_of(p.buffers[target.buffer].type)
+    << "; a collective converts nothing, so give source and target one element type and convert with an "
+    << "elementwise statement (`y = sd::cast<" << name_of(p.buffers[target.buffer].type) << ">(x)`)";
+  return t;
+}
+
+constexpr text collective_sizes_differ(const ir::program& p, std::int32_t stmt, const ir::region& target,
+                                       const ir::region& source) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " reads " << quoted(p, source).view() << ", 1/" << source.parts << " of its domain, into "
+    << quoted(p, target).view() << ", 1/" << target.parts << " of the same domain, so the sizes differ; "
+    << "its target holds as many elements as its source (chunks with the same number of parts)";
+  return t;
+}
+
+constexpr text collective_overlaps(const ir::program& p, std::int32_t stmt, const ir::region& target,
+                                   const ir::region& source) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " writes " << quoted(p, target).view() << ", which overlaps its source " << quoted(p, source).view()
+    << " without being it; run it in place on one region (`" << ir::info(p.stmts[stmt].code).spelling
+    << "(x, ...)`) or into a disjoint one";
+  return t;
+}
+
+constexpr text collective_type_unsupported(const ir::program& p, std::int32_t stmt, ir::step_code code,
+                                           ir::reduce_op op, const ir::region& source) {
+  const auto type = p.buffers[source.buffer].type;
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " applies " << ir::spelling_of(op) << " to " << name_of(type) << " elements of "
+    << quoted(p, source).view() << ", ";
+  if (!ir::nccl_reduces(type))
+    t << "and NCCL reduces no " << name_of(type)
+      << " (it reduces int8_t, uint8_t, int32_t, uint32_t, int64_t, uint64_t, __half, __nv_bfloat16, float "
+         "and double); cast to one of those first";
+  else
+    t << "and " << ir::info(code).spelling
+      << " averages floating types only (an integer average would truncate); use sd::reduce_op::sum "
+         "and divide with an elementwise statement, or reduce a floating buffer";
+  return t;
+}
+
+constexpr text broadcast_root_negative(const ir::program& p, std::int32_t stmt, std::int32_t root) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " broadcasts from root rank " << root << ", and ranks are numbered from 0";
+  return t;
+}
+
 constexpr text wait_before_record(const ir::program& p, std::int32_t stmt, std::int32_t event) {
   const auto name = p.name(p.events[event].name);
   text t;
@@ -725,6 +815,13 @@ STREAMDSL_UNSHOWN_MESSAGE(copy_types_differ)
 STREAMDSL_UNSHOWN_MESSAGE(copy_sizes_differ)
 STREAMDSL_UNSHOWN_MESSAGE(copy_overlaps)
 STREAMDSL_UNSHOWN_MESSAGE(wait_before_record)
+STREAMDSL_UNSHOWN_MESSAGE(collective_on_host_memory)
+STREAMDSL_UNSHOWN_MESSAGE(collective_needs_target)
+STREAMDSL_UNSHOWN_MESSAGE(collective_types_differ)
+STREAMDSL_UNSHOWN_MESSAGE(collective_sizes_differ)
+STREAMDSL_UNSHOWN_MESSAGE(collective_overlaps)
+STREAMDSL_UNSHOWN_MESSAGE(collective_type_unsupported)
+STREAMDSL_UNSHOWN_MESSAGE(broadcast_root_negative)
 #undef STREAMDSL_UNSHOWN_MESSAGE
 
 #endif

@@ -129,6 +129,20 @@ namespace streamdsl::ir {
         out << ')';
         return;
       }
+      if (info(s.code).form == step_form::collective) {  // y = sd::all_reduce(x, sd::reduce_op::sum)
+        const auto& source = p.accesses[static_cast<std::size_t>(s.accesses_first)];
+        const auto& target = p.accesses[static_cast<std::size_t>(s.accesses_first + 1)];
+        if (!(target == source)) {  // in place: the statement alone, `sd::all_reduce(x, op)`
+          render_region(p, target, out);
+          out << " = ";
+        }
+        out << info(s.code).spelling << '(';
+        render_region(p, source, out);
+        if (reduces(s.code)) out << ", " << spelling_of(collective_op_of(s));
+        if (s.code == step_code::broadcast) out << ", " << collective_root_of(s);
+        out << ')';
+        return;
+      }
       // The written regions first, as in sd::copy(dst, src).
       out << info(s.code).spelling << '(';
       const auto first = static_cast<std::size_t>(s.accesses_first);

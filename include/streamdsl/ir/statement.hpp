@@ -33,11 +33,13 @@ static_assert(stmt_kind::assign < stmt_kind::step && stmt_kind::step < stmt_kind
 struct statement {
   stmt_kind kind = stmt_kind::assign;
   step_code code = step_code::copy;  // step: which one
-  std::uint8_t matmul_mode = 0;      // a matmul: operands read transposed, TF32, its epilogue (ir/step.hpp)
+  std::uint8_t matmul_mode = 0;      // a matmul: operands read transposed, TF32, its epilogue (ir/step.hpp);
+                                     // a collective: its ir::reduce_op (ir::collective_op_of)
   std::int32_t stream = 0;
   std::int32_t target = -1;  // assign: buffer written (its region: writes_of)
   std::int32_t root = -1;    // assign: expression node; a matmul with ir::matmul_alpha: alpha's node
-  std::int32_t event = -1;   // record, wait: the event; a call step: its index in program::calls
+  std::int32_t event = -1;   // record, wait: the event; a call step: its index in program::calls;
+                             // a collective: a broadcast's root rank (ir::collective_root_of), else 0
   std::int32_t other = -1;   // wait_stream: the stream waited for
   std::int32_t binds = -1;   // wait: index of the record it waits for
   std::int32_t origin = -1;  // index in the user's program (-1: inserted by a pass)

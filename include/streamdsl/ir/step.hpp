@@ -1,6 +1,6 @@
 #pragma once
 // Steps: the statements that are not elementwise assignments (copies,
-// reductions and scans, matmuls, the user's own calls; collectives later). Every step is a statement of kind
+// reductions and scans, matmuls, the user's own calls, collectives). Every step is a statement of kind
 // stmt_kind::step with a step_code, its read and write regions and its stream; the passes see only its
 // accesses, the backends own how it runs. A new step is a code and its row here, a front end in ops/ and a
 // case in each backend. (Named "step", not "op": ir::op is the elementwise operator enum and a plan's `ops`
@@ -13,6 +13,7 @@
 
 #include "../detail/string_view.hpp"
 #include "dtype.hpp"
+#include "reduce_op.hpp"
 
 namespace streamdsl::ir {
 
@@ -30,6 +31,10 @@ enum class step_code : std::uint8_t {
   matmul,
   call,
   host_call,
+  all_reduce,
+  reduce_scatter,
+  all_gather,
+  broadcast,
 };
 
 // How a step reads and writes.
@@ -39,6 +44,11 @@ enum class step_form : std::uint8_t {
   scan,       // an expression over a shape into a region of that shape
   matmul,     // two rank-2 buffers read (statement::transposed says how), one written
   call,       // the user's own step: any regions read, any written (statement::event: which call)
+  // One rank's part of an SPMD collective (ops/collective.hpp): one region
+  // read (the source), one written (the target; the same region in place).
+  // statement::matmul_mode holds its ir::reduce_op (collective_op_of),
+  // statement::event a broadcast's root rank (collective_root_of).
+  collective,
 };
 
 // "copy", "reduction", ...: what a step is, in timelines (backend/timeline.hpp).
@@ -49,13 +59,14 @@ constexpr detail::string_view name_of(step_form f) {
     case step_form::scan: return "scan";
     case step_form::matmul: return "matmul";
     case step_form::call: return "call";
+    case step_form::collective: return "collective";
   }
   return "?";
 }
 
 // The result type of a reduction or scan from its input's type.
 enum class step_result : std::uint8_t {
-  none,      // a copy, a matmul (its operands' type: ops/matmul.hpp), a call
+  none,      // a copy, a matmul (its operands' type: ops/matmul.hpp), a call, a collective
   summed,    // integers and bool sum to int64_t (as PyTorch); floating types keep theirs
   same,      // min, max: the input's type
   index,     // argmax: an int64_t element index
@@ -84,12 +95,53 @@ inline constexpr step_info step_table[] = {
     {step_code::matmul,        "sd::matmul",        step_form::matmul,    step_result::none},  // c = sd::matmul(a, b)
     {step_code::call,          "p.call",            step_form::call,      step_result::none},  // p.call("f", sd::reads(x), sd::writes(y))
     {step_code::host_call,     "p.host_call",       step_form::call,      step_result::none},  // p.host_call("f", ...): on the CPU, host memory only
+    {step_code::all_reduce,    "sd::all_reduce",    step_form::collective, step_result::none},  // y = sd::all_reduce(x, op)
+    {step_code::reduce_scatter, "sd::reduce_scatter", step_form::collective, step_result::none},  // y = sd::reduce_scatter(x, op)
+    {step_code::all_gather,    "sd::all_gather",    step_form::collective, step_result::none},  // y = sd::all_gather(x)
+    {step_code::broadcast,     "sd::broadcast",     step_form::collective, step_result::none},  // y = sd::broadcast(x, root)
 };
 // clang-format on
 
 constexpr const step_info& info(step_code c) { return step_table[static_cast<std::size_t>(c)]; }
 constexpr bool reads_expression(step_code c) {
   return info(c).form == step_form::reduction || info(c).form == step_form::scan;
+}
+
+// A collective's reduce op and root, where its statement keeps them (any
+// list of statements with matmul_mode and event; see step_form::collective).
+constexpr bool is_collective(step_code c) { return info(c).form == step_form::collective; }
+// Whether the collective combines the ranks' values (its reduce_op matters).
+constexpr bool reduces(step_code c) { return c == step_code::all_reduce || c == step_code::reduce_scatter; }
+template <class Statement>
+constexpr reduce_op collective_op_of(const Statement& s) {
+  return static_cast<reduce_op>(s.matmul_mode);
+}
+template <class Statement>
+constexpr std::int32_t collective_root_of(const Statement& s) {
+  return s.event;
+}
+// How many elements of its source a collective's target holds, as a
+// multiple (times) or a fraction (divided) of the world's size: all_reduce
+// and broadcast as many, reduce_scatter source / ranks (rank r keeps the
+// r-th part), all_gather source * ranks (rank r's source at part r).
+enum class collective_extent : std::uint8_t { same, divided, times };
+constexpr collective_extent target_extent_of(step_code c) {
+  return c == step_code::reduce_scatter ? collective_extent::divided
+         : c == step_code::all_gather   ? collective_extent::times
+                                        : collective_extent::same;
+}
+// Whether the collective may run in place (target region = source region):
+// NCCL's in-place reduce_scatter and all_gather put one rank's part inside
+// the other buffer, at an offset that depends on the rank, which a region
+// known at compile time cannot say.
+constexpr bool runs_in_place(step_code c) { return target_extent_of(c) == collective_extent::same; }
+
+// Whether a program's statements (of any list with kind and code) hold a collective.
+template <class Statements>
+constexpr bool has_collective(const Statements& stmts) {
+  for (const auto& s : stmts)
+    if (s.kind == decltype(s.kind)::step && is_collective(s.code)) return true;
+  return false;
 }
 
 // A matmul's mode (statement::matmul_mode): bit 0 a read transposed, bit 1 b

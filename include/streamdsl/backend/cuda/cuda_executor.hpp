@@ -37,6 +37,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <exception>
 
 #include "../../detail/dyn_array.hpp"
 #include "../../detail/owned_string.hpp"
@@ -56,6 +57,7 @@
 #include "../../detail/half_bits.hpp"
 #include "../../detail/text.hpp"
 #include "../../ir/render.hpp"
+#include "../collective_extents.hpp"
 #include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
 #include "../workspace_request.hpp"
@@ -87,7 +89,8 @@ struct step_call {
   // a call: its binding (an index into the bindings kept by prepare) and
   // its regions, [regions_first, + regions_count) of the run's call layouts
   std::size_t binding = 0, regions_first = 0, regions_count = 0, read_count = 0;
-  std::size_t host_task = 0;  // a host step (p.host_call): its task in prepared_run::host_tasks
+  std::size_t host_task = 0;   // a host step (p.host_call): its task in prepared_run::host_tasks
+  collective_args collective;  // a collective: what NCCL is given (step_table.hpp)
 };
 
 #if defined(__CUDA_ARCH__)
@@ -220,6 +223,29 @@ inline void* allocate_from_caller(const plan_view& plan, const workspace_allocat
   return where;
 }
 
+// A collective's regions and NCCL's count per rank for one set of bindings:
+// all_reduce and broadcast send the whole region, reduce_scatter receives its
+// result region, all_gather sends its operand region.
+inline collective_args collective_args_of(const plan_view& plan, const resolved_bindings& resolved,
+                                          const ir::statement& s) {
+  const auto& src = plan.ir.accesses[static_cast<std::size_t>(s.accesses_first)];
+  const auto& dst = plan.ir.accesses[static_cast<std::size_t>(s.accesses_first + s.reads_count)];
+  const auto from = backend_detail::span_of(plan, resolved, src);
+  const auto to = backend_detail::span_of(plan, resolved, dst);
+  collective_args c;
+  c.code = s.code;
+  c.type = plan.ir.buffers[static_cast<std::size_t>(src.buffer)].type;
+  c.op = ir::collective_op_of(s);
+  c.root = ir::collective_root_of(s);
+  c.src = src.buffer;
+  c.dst = dst.buffer;
+  c.src_offset = from.offset;
+  c.dst_offset = to.offset;
+  const auto counts = backend_detail::counts_of(plan, resolved, s);
+  c.count = s.code == ir::step_code::reduce_scatter ? counts.target : counts.source;
+  return c;
+}
+
 // The steps of a plan, in op order, for one set of bindings.
 inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolved, binding_list bindings,
                           detail::dyn_array<step_call>& out,
@@ -244,6 +270,7 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
         call.regions_count = call_regions.size() - call.regions_first;
         break;
       }
+      case ir::step_form::collective: call.collective = collective_args_of(plan, resolved, s); break;
       case ir::step_form::copy: {  // binding checked that both regions hold as many bytes
         const auto c = ir::copy_regions_of(plan.ir, s);
         const auto from = backend_detail::span_of(plan, resolved, c.src);
@@ -260,12 +287,22 @@ inline void lay_out_steps(const plan_view& plan, const resolved_bindings& resolv
   }
 }
 
+// An NCCL call that failed at issue: an sd::error naming the call, NCCL's
+// result and last error, and the statement and stream.
+[[gnu::cold]] inline error nccl_step_failed(const plan_view& plan, std::size_t i,
+                                            const step_failure& failure) {
+  return error((detail::text() << "streamdsl: " << failure.call << " failed: " << failure.name << " ("
+                               << failure.text << ") for " << describe_op(plan, i).view())
+                   .view());
+}
+
 // Issues one step on stream `s`; `ptrs` are this issue's buffer pointers.
 inline cudaError_t issue_step(const step_call& step, void* const* ptrs, cudaStream_t s, const char*& call) {
   switch (ir::info(step.code).form) {
     case ir::step_form::reduction:
     case ir::step_form::scan:
     case ir::step_form::matmul:
+    case ir::step_form::collective:
     case ir::step_form::call: break;  // issued by its own function
     case ir::step_form::copy:
       call = "cudaMemcpyAsync";
@@ -309,6 +346,26 @@ class cuda_executor {
   // runs on the executor's main stream: binding "main" is refused.
   void bind_stream(detail::string_view slot, cudaStream_t s);
   long long max_blocks() const { return max_blocks_; }
+  // The communicator the program's collectives run over (the caller's
+  // ncclComm_t, not owned; its device must be this executor's). Checked when
+  // a program with collectives is bound: its size against the collectives'
+  // regions, and every collective's buffers in device memory. A program
+  // without collectives ignores it.
+  //
+  // With `agree_across_ranks` (the default: one process per GPU, where no
+  // rank sees the others' bindings), binding a program with collectives
+  // also checks, through one small ncclAllGather and a wait on the main
+  // stream, that every rank binds its collectives with the same types and
+  // counts (else NCCL would hang or read out of bounds) and that no rank's
+  // own checks failed; once per binding set, not per run. Every rank of the
+  // communicator must then bind its program at the same point.
+  // sd::cuda_executor_group turns it off: it compares its ranks itself.
+  void bind_communicator(ncclComm* comm, bool agree_across_ranks = true) {
+    comm_ = comm;
+    agree_ = agree_across_ranks;
+    cache_.plan_key = nullptr;  // checked again at the next run
+  }
+  ncclComm* communicator() const { return comm_; }
 
   // Issues the program on the main stream; returns once everything is issued.
   // Run options (run_options.hpp) may stand among the bindings:
@@ -438,6 +495,20 @@ class cuda_executor {
     // ones any host memory (pinned and managed too).
     static void check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved);
 
+    // Checks a program's collectives against the bound communicator (run with
+    // the other checks, once per binding set): one is bound, its size fits
+    // each reduce_scatter's and all_gather's regions, and each collective's
+    // buffers are device memory. The errors name the statement, the buffer
+    // and this rank.
+    template <class Program>
+    void check_collectives(const resolved_bindings& resolved);
+
+    // The agreement of bind_communicator: this rank's collectives as a
+    // digest (null `resolved`: this rank's checks failed), gathered from
+    // every rank and compared; a binding_error names the ranks that differ.
+    template <class Program>
+    void agree_on_collectives(const resolved_bindings* resolved);
+
    private:
     // Options gathered into the executor's own event lists (no allocation once
     // they are large enough).
@@ -510,6 +581,8 @@ class cuda_executor {
     void prepare_timing_events(const plan_view& plan);
 
     cudaStream_t main_;
+    ncclComm* comm_ = nullptr;  // bind_communicator: the caller's
+    bool agree_ = true;         // bind_communicator's agree_across_ranks
     long long max_blocks_ = 0;
     long long sm_count_ = 0;  // a row group's grid (row_group.cuh)
     struct user_stream {
@@ -546,6 +619,8 @@ void cuda_executor::issue(const prepared_run&, cudaStream_t, const issue_options
   (void)cuda_detail::launchers<Program>;
   if constexpr (cuda_detail::has_reduce_steps(Program::plan())) (void)cuda_detail::step_fns<Program>;
   if constexpr (cuda_detail::has_matmul_steps(Program::plan())) (void)cuda_detail::matmul_prepare<Program>;
+  if constexpr (cuda_detail::has_collective_steps(Program::plan()))
+    (void)cuda_detail::collectives_of<Program>;
   if constexpr (cuda_detail::group_count(Program::plan()) > 0) (void)cuda_detail::group_fns<Program>;
 }
 #else
@@ -625,8 +700,25 @@ const cuda_executor::prepared_run& cuda_executor::prepare(binding_list bindings)
   const void* key = &Program::storage;
   if (cache_.plan_key == key && same_bindings(cache_.bindings, bindings)) return cache_;
   cache_.plan_key = nullptr;  // stays invalid if validation throws
-  const auto resolved = resolve_bindings<binding_checks_of(plan)>(plan, bindings);
-  check_memory_spaces(plan, resolved);
+  resolved_bindings resolved;
+  if constexpr (cuda_detail::has_collective_steps(plan)) {
+    // Every rank takes part in the agreement, also one whose own checks
+    // failed (it says so there), so that no rank waits in it for ever.
+    std::exception_ptr failed;
+    try {
+      resolved = resolve_bindings<binding_checks_of(plan)>(plan, bindings);
+      check_collectives<Program>(resolved);
+      check_memory_spaces(plan, resolved);
+    } catch (...) {
+      if (comm_ == nullptr || !agree_) throw;
+      failed = std::current_exception();
+    }
+    if (agree_) agree_on_collectives<Program>(failed ? nullptr : &resolved);
+    if (failed) std::rethrow_exception(failed);
+  } else {
+    resolved = resolve_bindings<binding_checks_of(plan)>(plan, bindings);
+    check_memory_spaces(plan, resolved);
+  }
   cache_.bindings.assign(bindings.begin(), bindings.end());
   cache_.ptrs.assign(resolved.buffer_data.begin(), resolved.buffer_data.end());
   cache_.params.assign(plan.ir.params.size(), 0);
@@ -894,6 +986,15 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
               break;
             }
           }
+          if constexpr (cuda_detail::has_collective_steps(plan)) {
+            if (ir::info(step.code).form == ir::step_form::collective) {
+              cuda_detail::step_failure failure;
+              if (!cuda_detail::collectives_of<Program>.issue(step.collective, ptrs, comm_, s, failure))
+                throw cuda_detail::nccl_step_failed(plan, i, failure);
+              ++next_step;
+              break;
+            }
+          }
           if (host_steps && step.code == ir::step_code::host_call) {
             status = cudaLaunchHostFunc(s, cuda_detail::run_host_task,
                                         ready.host_tasks.get()->task(step.host_task));
@@ -934,6 +1035,112 @@ void cuda_executor::issue(const prepared_run& ready, cudaStream_t main, const is
             cuda_detail::describe_caller_event("sd::then_record", i, options.records.size()).view());
     }
   if (owned.ptr != nullptr) owned.release();
+}
+
+template <class Program>
+void cuda_executor::check_collectives(const resolved_bindings& resolved) {
+  constexpr plan_view plan = Program::plan();
+  using backend_detail::operator<<;
+  const auto statement = [&](std::int32_t stmt) {
+    detail::text where;
+    ir::describe_statement(plan.ir, stmt, where);
+    return where;
+  };
+  if (comm_ == nullptr) {
+    for (const auto& op : plan.ops)
+      if (op.kind == op_kind::step &&
+          ir::info(plan.ir.stmts[static_cast<std::size_t>(op.stmt)].code).form == ir::step_form::collective)
+        throw binding_error((detail::text() << "streamdsl: " << statement(op.stmt).view()
+                                            << " is a collective, but no communicator is bound to this "
+                                               "executor; bind the rank's ncclComm_t first "
+                                               "(ex.bind_communicator(comm)); nothing was issued")
+                                .view());
+  }
+  int size = 0, rank = 0, device = 0;
+  cuda_detail::collectives_of<Program>.query(comm_, size, rank, device);
+  // NCCL launches on the communicator's device: the executor's streams,
+  // events and workspace are on its own.
+  if (device != device_)
+    throw binding_error((detail::text() << "streamdsl: the communicator bound to this executor (rank " << rank
+                                        << " of " << size << ") is on device " << device
+                                        << ", but the executor runs on device " << device_
+                                        << "; bind the communicator made on the executor's device (make the "
+                                           "executor after cudaSetDevice of the rank's GPU)")
+                            .view());
+  backend_detail::problem_list problems;
+  for (const auto& op : plan.ops) {
+    if (op.kind != op_kind::step) continue;
+    const auto& s = plan.ir.stmts[static_cast<std::size_t>(op.stmt)];
+    if (ir::info(s.code).form != ir::step_form::collective) continue;
+    const auto c = cuda_detail::collective_args_of(plan, resolved, s);
+    // NCCL reads and writes device memory only (the front end refuses
+    // buffers declared in host memory; this catches host memory bound to a
+    // device buffer, with the rank).
+    for (const auto b : {c.src, c.dst}) {
+      const void* data = resolved.buffer_data[static_cast<std::size_t>(b)];
+      if (data == nullptr || resolved.buffer_count[static_cast<std::size_t>(b)] == 0)
+        continue;  // a temp, or empty
+      cudaPointerAttributes attr{};
+      if (cudaPointerGetAttributes(&attr, data) != cudaSuccess) {
+        (void)cudaGetLastError();  // not sticky: leave no trace for the caller's own checks
+        attr.type = cudaMemoryTypeUnregistered;
+      }
+      if (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged) continue;
+      problems.add() << statement(op.stmt).view() << " on " << backend_detail::rank_of_world{rank, size}
+                     << ": " << backend_detail::buffer_description{plan, b} << " is bound to "
+                     << (attr.type == cudaMemoryTypeHost ? "pinned host memory" : "pageable host memory")
+                     << "; NCCL reads and writes device memory only: bind device memory (cudaMalloc) to it";
+      if (c.src == c.dst) break;
+    }
+  }
+  problems.throw_if_any();
+  // The extents against the communicator's size (shared with the host's loopback).
+  backend_detail::check_collective_extents(plan, resolved, rank, size);
+}
+
+template <class Program>
+void cuda_executor::agree_on_collectives(const resolved_bindings* resolved) {
+  constexpr plan_view plan = Program::plan();
+  int size = 0, rank = 0, device = 0;
+  cuda_detail::collectives_of<Program>.query(comm_, size, rank, device);
+  if (size == 1) return;
+  // [failed, collectives, a hash of their codes, ops, roots and types, a hash of their counts]
+  constexpr std::size_t digest = 4;
+  long long mine[digest] = {resolved == nullptr ? 1 : 0, 0, 0, 0};
+  auto mix = [](long long& h, unsigned long long v) {
+    h = static_cast<long long>((static_cast<unsigned long long>(h) ^ v) * 1099511628211ull);
+  };
+  if (resolved != nullptr)
+    for (const auto& s : plan.ir.stmts) {
+      if (s.kind != ir::stmt_kind::step || !ir::is_collective(s.code)) continue;
+      const auto c = cuda_detail::collective_args_of(plan, *resolved, s);
+      ++mine[1];
+      mix(mine[2], static_cast<unsigned long long>(c.code) << 48 |
+                       static_cast<unsigned long long>(c.op) << 40 |
+                       static_cast<unsigned long long>(c.type) << 32 | static_cast<unsigned>(c.root));
+      mix(mine[3], c.count);
+    }
+  detail::dyn_array<long long> all(digest * static_cast<std::size_t>(size), 0);
+  cuda_detail::collectives_of<Program>.gather(comm_, main_, mine, all.data(), digest);
+  if (resolved == nullptr) return;  // this rank's own error follows
+  backend_detail::problem_list problems;
+  for (int q = 0; q < size; ++q) {
+    const long long* theirs = all.data() + digest * static_cast<std::size_t>(q);
+    if (theirs[0] != 0)
+      problems.add()
+          << "rank " << q << " of " << size
+          << " failed its own checks of this program's bindings (its error says which); this rank (" << rank
+          << ") issued nothing";
+    else if (theirs[1] != mine[1] || theirs[2] != mine[2])
+      problems.add() << "rank " << q << " of " << size
+                     << " runs other collectives (codes, ops, roots or types) "
+                     << "than rank " << rank << ": every rank must run the same program";
+    else if (theirs[3] != mine[3])
+      problems.add() << "rank " << q << " of " << size
+                     << " binds its collectives with other extents than rank " << rank
+                     << "; a collective's buffers must have the same extents on every rank";
+  }
+  problems.throw_if_any();
 }
 
 inline void cuda_executor::check_memory_spaces(const plan_view& plan, const resolved_bindings& resolved) {
@@ -1128,6 +1335,8 @@ inline void cuda_executor::read_timeline(const plan_view& plan, const prepared_r
     if (op.kind == op_kind::step) {
       const auto& step = ready.steps[next_step++];
       if (step.code == ir::step_code::copy) bytes = step.bytes;
+      // A collective: the bytes NCCL is given per rank (its count, step_table.hpp).
+      if (ir::is_collective(step.code)) bytes = step.collective.count * size_of(step.collective.type);
     }
     into.add(plan, i, since_start(2 + 2 * i), since_start(3 + 2 * i), bytes);
   }

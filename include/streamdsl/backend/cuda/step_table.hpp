@@ -10,12 +10,16 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "../../detail/fixed_array.hpp"
 #include "cuda_handles.hpp"
 #include "kernel_table.hpp"
 #include "step_encoding.hpp"
+
+// NCCL's communicator (ncclComm_t is a pointer to it), declared as nccl.h does.
+struct ncclComm;
 
 namespace streamdsl::cuda_detail {
 
@@ -147,6 +151,77 @@ constexpr prepare_matmul_fn make_matmul_prepare() {
 // Only plans with matmuls instantiate this.
 template <class Program>
 inline constexpr prepare_matmul_fn matmul_prepare = make_matmul_prepare<Program>();
+
+// ------------------------------------------------------------ collectives
+// A collective step runs through NCCL (collectives.hpp), whose header the
+// executor does not include either (units without collectives neither parse
+// nccl.h nor link the library): a unit whose program has a collective
+// includes <streamdsl/backend/cuda/collectives.hpp> and links streamdsl::nccl,
+// and a static_assert says so where such a program is run without it. The
+// executor holds the caller's communicator as NCCL's opaque pointer.
+
+// A collective as issued: its regions as a buffer and a byte offset, the
+// element type and count NCCL is given (the count per rank: the whole
+// region for all_reduce and broadcast, the received part for
+// reduce_scatter, the sent part for all_gather), the reduction and the root.
+struct collective_args {
+  ir::step_code code = ir::step_code::copy;
+  dtype type = dtype::float32;
+  ir::reduce_op op = ir::reduce_op::sum;
+  int root = 0;
+  std::int32_t dst = -1, src = -1;  // plan buffers
+  std::size_t dst_offset = 0, src_offset = 0, count = 0;
+};
+
+// Issues `c` on `stream` over `comm` (ncclComm_t) with this issue's buffer
+// pointers; false, with `failure` set, if NCCL refused it.
+using collective_fn = bool (*)(const collective_args& c, void* const* ptrs, ncclComm* comm,
+                               cudaStream_t stream, step_failure& failure);
+// The communicator's size (ncclCommCount), rank (ncclCommUserRank) and
+// device (ncclCommCuDevice).
+using communicator_query_fn = void (*)(ncclComm* comm, int& size, int& rank, int& device);
+// Gathers `count` values of every rank (`mine`, host memory) into `all`
+// (host, size * count) through one ncclAllGather on `stream`, and waits for it.
+using communicator_gather_fn = void (*)(ncclComm* comm, cudaStream_t stream, const long long* mine,
+                                        long long* all, std::size_t count);
+
+// Defined by collectives.hpp.
+struct collectives_header;
+template <class Program>
+struct collective_entry;
+
+// Whether a plan issues collectives.
+constexpr bool has_collective_steps(const plan_view& p) {
+  for (const auto& op : p.ops)
+    if (op.kind == op_kind::step &&
+        ir::info(p.ir.stmts[static_cast<std::size_t>(op.stmt)].code).form == ir::step_form::collective)
+      return true;
+  return false;
+}
+
+struct collective_fns {
+  collective_fn issue = nullptr;
+  communicator_query_fn query = nullptr;
+  communicator_gather_fn gather = nullptr;
+};
+
+template <class Program>
+constexpr collective_fns make_collective_fns() {
+  static_assert(defined_for<collectives_header, Program>,
+                "streamdsl: this program has a collective (sd::all_reduce, sd::reduce_scatter, "
+                "sd::all_gather, sd::broadcast), which the CUDA executor runs through NCCL: #include "
+                "<streamdsl/backend/cuda/collectives.hpp> in this file and link streamdsl::nccl; units "
+                "without collectives do not include nccl.h");
+  if constexpr (defined_for<collectives_header, Program>)
+    return {&collective_entry<Program>::issue, &collective_entry<Program>::query,
+            &collective_entry<Program>::gather};
+  else
+    return {};
+}
+
+// Only plans with collectives instantiate this.
+template <class Program>
+inline constexpr collective_fns collectives_of = make_collective_fns<Program>();
 
 // Row groups (passes/row_groups.hpp): the plan's groups in op order, each
 // launched as one kernel by row_group.cuh (which reductions.cuh includes: a

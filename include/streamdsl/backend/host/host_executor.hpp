@@ -14,6 +14,10 @@
 //
 // With sd::record_timeline(t) among the bindings, each stream's thread reads
 // the monotonic clock around each kernel and step (timeline.hpp).
+//
+// Collectives (ops/collective.hpp) run over the communicator bound to the
+// executor (bind_communicator; communicator.hpp says why there): one rank's
+// executor per rank, e.g. the ranks of an sd::loopback_world (loopback.hpp).
 #include <concepts>
 #include <cstring>
 #include <new>
@@ -21,11 +25,13 @@
 
 #include "../../plan/plan_view.hpp"
 #include "../bindings.hpp"
+#include "../collective_extents.hpp"
 #include "../invoke_call.hpp"
 #include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
 #include "../timeline.hpp"
 #include "../workspace_request.hpp"
+#include "communicator.hpp"
 #include "grow_only_buffer.hpp"
 #include "kernel_program.hpp"
 #include "loop_table.hpp"
@@ -223,6 +229,13 @@ class host_executor {
 
     const host_options& options() const { return options_; }
 
+    // The communicator this executor's collectives run over: this rank's end
+    // of a world (sd::loopback_world::communicator(rank)); it must outlive
+    // the runs that use it. Programs without collectives ignore it.
+    void bind_communicator(host_communicator& c) { communicator_ = &c; }
+    void unbind_communicator() { communicator_ = nullptr; }
+    host_communicator* communicator() const { return communicator_; }
+
    private:
     friend struct host_detail::executor_test_access;
 
@@ -253,6 +266,19 @@ class host_executor {
     void run_plan(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops,
                   host_detail::step_support support, timeline* timing) {
       host_detail::holding serial(run_mutex_);
+      // A rank that fails, before its run or in it, releases the other ranks
+      // from the collectives they wait in (host_communicator::abort).
+      collectives_ = ir::has_collective(plan.ir.stmts) ? communicator_ : nullptr;
+      try {
+        run_checked(plan, bindings, loops, support, timing);
+      } catch (...) {
+        if (collectives_ != nullptr) collectives_->abort();
+        throw;
+      }
+    }
+
+    void run_checked(const plan_view& plan, binding_list bindings, host_detail::loop_finder loops,
+                     host_detail::step_support support, timeline* timing) {
       host_detail::check_plan(plan);
       host_detail::check_host_types(plan);
       const resolved_bindings bound = resolve_bindings(plan, bindings);
@@ -264,7 +290,35 @@ class host_executor {
       auto kernels = compile_kernels(plan, compiler);  // then the steps' programs
       const auto steps = lay_out_steps(plan, {plan, bound, memory, compiler, loops, support.folds, kernels},
                                        support.lay_out, support.multiplies);
+      if (ir::has_collective(plan.ir.stmts)) agree_on_collectives(plan, bound, steps);
       execute(plan, kernels, steps, timing);
+    }
+
+    // Before anything runs: a communicator is bound, this rank's extents fit
+    // the world (backend/collective_extents.hpp), and every rank agrees on
+    // them (the communicator compares the ranks' collectives).
+    void agree_on_collectives(const plan_view& plan, const resolved_bindings& bound,
+                              const detail::dyn_array<host_detail::host_step>& steps) {
+      if (communicator_ == nullptr) no_communicator(plan);
+      backend_detail::check_collective_extents(plan, bound, communicator_->rank(), communicator_->size());
+      detail::dyn_array<host_detail::collective_call> calls;
+      for (std::size_t i = 0; i < plan.ops.size(); ++i)
+        if (plan.ops[i].kind == op_kind::step && ir::is_collective(steps[i].code))
+          calls.push_back(steps[i].collective);
+      communicator_->agree(plan, calls.data(), calls.size());
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] static void no_communicator(const plan_view& plan) {
+      detail::text msg;
+      msg << "streamdsl: bad binding: ";
+      for (std::size_t i = 0; i < plan.ir.stmts.size(); ++i)
+        if (plan.ir.stmts[i].kind == ir::stmt_kind::step && ir::is_collective(plan.ir.stmts[i].code)) {
+          ir::describe_statement(plan.ir, static_cast<std::int32_t>(i), msg);
+          break;
+        }
+      msg << " is a collective, and this host executor has no communicator to run it over; bind one with "
+             "ex.bind_communicator(world.communicator(rank)), or run the program on every rank with "
+             "sd::loopback_world::run (<streamdsl/backend/host/loopback.hpp>)";
+      backend_detail::throw_with<binding_error>(msg);
     }
 
     // Per op: what a step op does (nothing for the other ops). A switch over
@@ -303,6 +357,30 @@ class host_executor {
           case ir::step_form::matmul:
             step.matmul = host_detail::lay_out_matmul(plan, c.bound, c.memory, s, multiplies);
             break;
+          case ir::step_form::collective: {
+            const auto first = static_cast<std::size_t>(s.accesses_first);
+            const auto& source = plan.ir.accesses[first];
+            const auto& target = plan.ir.accesses[first + 1];
+            const auto from = backend_detail::bytes_of(plan, c.bound, source,
+                                                       c.memory[static_cast<std::size_t>(source.buffer)]);
+            const auto to = backend_detail::bytes_of(plan, c.bound, target,
+                                                     c.memory[static_cast<std::size_t>(target.buffer)]);
+            const auto element = size_of(plan.ir.buffers[static_cast<std::size_t>(source.buffer)].type);
+            auto& call = step.collective;
+            call.code = s.code;
+            call.op = ir::collective_op_of(s);
+            call.type = plan.ir.buffers[static_cast<std::size_t>(source.buffer)].type;
+            call.root = ir::collective_root_of(s);
+            call.op_index = static_cast<std::int32_t>(i);
+            call.stmt = plan.ops[i].stmt;
+            call.source_buffer = source.buffer;
+            call.target_buffer = target.buffer;
+            call.source = from.data;
+            call.target = to.data;
+            call.source_count = from.bytes / element;
+            call.target_count = to.bytes / element;
+            break;
+          }
           case ir::step_form::call:
             step.call = c.bound.call_target[static_cast<std::size_t>(s.event)];
             step.read_count = static_cast<std::size_t>(s.reads_count);
@@ -465,6 +543,7 @@ class host_executor {
                   host_detail::run_reduce_or_scan(st, kernels[st.values], scratch);
                   break;
                 case ir::step_form::matmul: st.matmul.multiply(st.matmul); break;
+                case ir::step_form::collective: communicator_->run(st.collective); break;
                 case ir::step_form::call: {
                   call_context context(st.call->name(), nullptr, false, st.regions.data(), st.read_count,
                                        st.regions.size() - st.read_count);
@@ -483,10 +562,15 @@ class host_executor {
         }
       } catch (...) {
         board.fail(std::current_exception());
+        // At once, not when the run returns: this rank's other streams may
+        // wait in collectives that other ranks will now never reach.
+        if (collectives_ != nullptr) collectives_->abort();
       }
     }
 
     host_options options_;
+    host_communicator* communicator_ = nullptr;  // bind_communicator
+    host_communicator* collectives_ = nullptr;   // this run's: the communicator when the plan has collectives
     host_detail::mutex run_mutex_;
     std::uint64_t runs_ = 0;
     host_detail::grow_only_buffer<workspace_slot_alignment> workspace_;  // temps in slots

@@ -13,6 +13,7 @@
 #include "../reduce_ops.hpp"
 #include "../region_memory.hpp"
 #include "../resolve_bindings.hpp"
+#include "communicator.hpp"
 #include "kernel_program.hpp"
 #include "matmul.hpp"
 
@@ -41,6 +42,8 @@ struct host_step {
   const binding* call = nullptr;
   detail::dyn_array<call_region> regions;
   std::size_t read_count = 0;
+  // a collective (communicator.hpp)
+  collective_call collective{};
 };
 
 inline loop_fn find_loop(loop_finder loops, const loop_key& k) {
