@@ -123,11 +123,14 @@ constexpr int expression_vec() {
 // 0-d value) is loaded once per row into `row` (fetch) and copied into every
 // element of the step's cell (a register: the copies cost nothing), and a
 // buffer over P's columns is read at column k (16-byte loads where aligned:
-// rows_aligned checks it too).
-template <class Buffer>
+// rows_aligned checks it too). Streaming (the group's last member, when it
+// is a kernel over P): its matrix accesses evict first (move_step), so that
+// the rows it writes, and the rows it reads for the last time, leave L2 to
+// the rows in flight that earlier members' passes read again.
+template <class Buffer, bool Streaming = false>
 struct in_row;
-template <int B, int T, int Flags>
-struct in_row<buffer_node<B, T, Flags>> {
+template <int B, int T, int Flags, bool Streaming>
+struct in_row<buffer_node<B, T, Flags>, Streaming> {
   using E = dtype_t<T>;
   static constexpr bool per_row = (Flags & (buffer_flag::broadcast | buffer_flag::column)) != 0;
   template <class Cells, class Args>
@@ -145,23 +148,23 @@ struct in_row<buffer_node<B, T, Flags>> {
       }
     } else if constexpr ((Flags & buffer_flag::row) != 0) {
       if constexpr (Load) move_step<E, Count, true, Aligned>(cell<B, E>(c), static_cast<E*>(args.ptr[B]) + k);
-    } else {
-      buffer_node<B, T, Flags>::template move<Load, Aligned, Count>(c, args, base + k);
+    } else if constexpr (Load ? (Flags & buffer_flag::load) != 0 : (Flags & buffer_flag::store) != 0) {
+      move_step<E, Count, Load, Aligned, Streaming>(cell<B, E>(c), static_cast<E*>(args.ptr[B]) + base + k);
     }
   }
 };
-template <class List>
+template <class List, bool Streaming = false>
 struct row_moves;
-template <class... Buffers>
-struct row_moves<buffer_list<Buffers...>> {
+template <class... Buffers, bool Streaming>
+struct row_moves<buffer_list<Buffers...>, Streaming> {
   template <class Cells, class Args>
   __device__ __forceinline__ static void fetch(Cells& row, const Args& args, long long r) {
-    (in_row<Buffers>::fetch(row, args, r), ...);
+    (in_row<Buffers, Streaming>::fetch(row, args, r), ...);
   }
   template <bool Load, bool Aligned, int Count, class Cells, class Args>
   __device__ __forceinline__ static void move(Cells& c, Cells& row, const Args& args, long long base,
                                               long long k) {
-    (in_row<Buffers>::template move<Load, Aligned, Count>(c, row, args, base, k), ...);
+    (in_row<Buffers, Streaming>::template move<Load, Aligned, Count>(c, row, args, base, k), ...);
   }
 };
 
@@ -358,8 +361,9 @@ __device__ __forceinline__ void row_steps(const Args& args, Cells& row, long lon
   (Moves::template move<false, true, Vec>(c[U], row, args, base, k + U * step), ...);
 }
 
-// A kernel over P (row r's elements) or over P's rows (element r, thread 0).
-template <class MC, class Args>
+// A kernel over P (row r's elements) or over P's rows (element r, thread 0);
+// Last: the group's last member.
+template <class MC, bool Last, class Args>
 __device__ __forceinline__ void run_kernel(const Args& args, long long r, long long cols, bool aligned) {
   using K = kernel_types<MC>;
   constexpr int vec = K::vec;
@@ -372,7 +376,7 @@ __device__ __forceinline__ void run_kernel(const Args& args, long long r, long l
       K::buffers::template move<false, false, 1>(c, args, r);
     }
   } else {
-    using moves = row_moves<typename K::buffers>;
+    using moves = row_moves<typename K::buffers, Last>;
     const long long base = r * cols;
     Cells row;
     moves::fetch(row, args, r);
@@ -415,7 +419,7 @@ __device__ __forceinline__ void run_member(const Group& g, long long r, bool ali
     else if constexpr (MC::kind == max_sum_member)
       run_max_sum<MC, member_code<GC, M + 1>>(own, g.target[M], g.target[M + 1], r, g.cols, aligned);
     else
-      run_kernel<MC>(own, r, g.cols, aligned);
+      run_kernel<MC, M + 1 == GC::code[0]>(own, r, g.cols, aligned);
     __syncthreads();
   }
 }
