@@ -40,8 +40,10 @@ constexpr double bound_bytes = 3.0 * softmax_n * sizeof(float);
 // writes it (examples/row_softmax): the exponential is written twice and
 // recomputed, so no matrix temp is stored.
 // The three ops are one row group (passes/row_groups.hpp): one kernel, a
-// block per row (backend/cuda/row_group.cuh); under sd::no_fusion they stay
-// apart: two row reduction kernels and the division's kernel.
+// block per row (backend/cuda/row_group.cuh), whose max and sum of exp(x -
+// max) fold into one online pass (row_group.cuh's folds_into_max: two passes
+// over each row); under sd::no_fusion they stay apart: two row reduction
+// kernels and the division's kernel.
 constexpr auto softmax_body = [](sd::builder& p) {
   auto rows = p.domain("rows");
   auto cols = p.domain("cols");

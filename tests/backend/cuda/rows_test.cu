@@ -634,3 +634,197 @@ TEST_CASE("a softmax whose exponential is a matrix temp runs as one group", "[cu
     check_relative(dy.download(), hy, 1e-5);
   }
 }
+
+namespace {
+
+// --- a row group's max and sum of exp(x - max) folded into one pass ------------------
+// (row_group.cuh's folds_into_max and run_max_sum)
+
+template <class Plan>
+constexpr int folded_pairs(const Plan& plan) {
+  int n = 0;
+  for (std::size_t i = 0; i + 1 < plan.ops.size(); ++i)
+    n += plan.ops[i].kind == sd::op_kind::step && plan.ops[i + 1].kind == sd::op_kind::step &&
+         plan.ops[i + 1].group == 0 &&
+         sd::cuda_detail::folds_into_max(plan.ir, plan.ops[i].stmt, plan.ops[i + 1].stmt);
+  return n;
+}
+static_assert(folded_pairs(softmax_layernorm.plan()) == 1);  // the softmax's, not the layer norm's means
+static_assert(folded_pairs(softmax_temp.plan()) == 1);       // the exponential recomputed in the sum
+static_assert(folded_pairs(grouped.plan()) == 0);
+
+// top and total kept as outputs, so that both are compared.
+template <class T>
+constexpr auto softmax_stats_body = [](sd::builder& p) {
+  auto rows = p.domain("rows");
+  auto cols = p.domain("cols");
+  auto x = p.input<T>("x", rows, cols);
+  auto y = p.output<T>("y", rows, cols);
+  auto top = p.output<T>("top", rows);
+  auto total = p.output<T>("total", rows);
+  top = sd::max(x * 2, cols);
+  total = sd::sum(sd::exp(x * 2 - top), cols);
+  y = sd::exp(x * 2 - top) / total;
+};
+constexpr auto softmax_stats = sd::program(softmax_stats_body<float>);
+constexpr auto softmax_stats_double = sd::program(softmax_stats_body<double>);
+static_assert(folded_pairs(softmax_stats.plan()) == 1);
+static_assert(folded_pairs(softmax_stats_double.plan()) == 1);
+
+// Not folded: the sum's expression is not the max's (x against x * 2), or
+// its exponential is not of E - max.
+constexpr auto not_folded = sd::program([](sd::builder& p) {
+  auto rows = p.domain("rows");
+  auto cols = p.domain("cols");
+  auto x = p.input<float>("x", rows, cols);
+  auto top = p.output<float>("top", rows);
+  auto total = p.output<float>("total", rows);
+  auto other = p.output<float>("other", rows);
+  top = sd::max(x * 2, cols);
+  total = sd::sum(sd::exp(x - top), cols);
+  other = sd::sum(sd::exp(top - x * 2), cols);
+});
+static_assert(sd::cuda_detail::group_count(not_folded.plan()) == 1);
+static_assert(folded_pairs(not_folded.plan()) == 0);
+
+template <class T>
+bool same_or_both_nan(T a, T b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+template <class T>
+void check_close_or_nan(const std::vector<T>& g, const std::vector<T>& h, double tolerance) {
+  REQUIRE(g.size() == h.size());
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i << ": gpu " << g[i] << " host " << h[i]);
+    if (std::isnan(h[i]) || std::isinf(h[i])) {
+      REQUIRE(same_or_both_nan(g[i], h[i]));
+    } else {
+      REQUIRE(std::fabs(static_cast<double>(g[i]) - h[i]) <=
+              tolerance * (1 + std::fabs(static_cast<double>(h[i]))));
+    }
+  }
+}
+
+// Rows of special values, each pattern a row: plain data; -inf inside and
+// first; all -inf; a NaN; all NaN; a +inf; rising values (the max grows at
+// every step: s rescaled each time) up to 80 (exp(80) overflows a float,
+// exp(x - max) does not); falling values; -inf and NaN only.
+template <class T>
+std::vector<T> special_rows(std::size_t cols, std::size_t& rows) {
+  rows = 9;
+  const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+  const auto base = data(rows * cols, 16);
+  std::vector<T> x(base.begin(), base.end());
+  auto at = [&](std::size_t r, std::size_t j) -> T& { return x[r * cols + j]; };
+  for (std::size_t j = 0; j < cols; ++j) {
+    if (j % 5 == 0) at(1, j) = -inf;
+    at(2, j) = -inf;
+    at(4, j) = nan;
+    at(6, j) = static_cast<T>(40.0 * static_cast<double>(j + 1) / static_cast<double>(cols));
+    at(7, j) = static_cast<T>(40.0 - 40.0 * static_cast<double>(j) / static_cast<double>(cols));
+    at(8, j) = j % 3 == 1 ? nan : -inf;
+  }
+  at(3, cols / 2) = nan;
+  at(5, cols - 1) = inf;
+  return x;
+}
+
+template <class T, class Program>
+void check_softmax_stats(const Program& prog, std::size_t cols, std::size_t offset) {
+  std::size_t R = 0;
+  const auto x = special_rows<T>(cols, R);
+  const std::size_t C = cols;
+  std::vector<T> hy(R * C), htop(R), htotal(R);
+  sd::host_executor hx;
+  hx.run(prog, sd::bind("x", x.data(), R, C), sd::bind("y", hy.data(), R, C), sd::bind("top", htop.data(), R),
+         sd::bind("total", htotal.data(), R));
+  std::vector<T> xo(offset, T(0));
+  xo.insert(xo.end(), x.begin(), x.end());
+  device_buffer<T> dx(xo), dy(R * C + offset), dtop(R), dtotal(R);
+  sd::cuda_executor ex;
+  ex.run(prog, sd::bind("x", dx.cget() + offset, R, C), sd::bind("y", dy.get() + offset, R, C),
+         sd::bind("top", dtop.get(), R), sd::bind("total", dtotal.get(), R));
+  const auto gtop = dtop.download();
+  for (std::size_t r = 0; r < R; ++r) {  // the max bit for bit
+    INFO("row " << r);
+    REQUIRE(same_or_both_nan(gtop[r], htop[r]));
+  }
+  check_close_or_nan(dtotal.download(), htotal, 1e-5);
+  auto y = dy.download();
+  y.erase(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(offset));
+  check_close_or_nan(y, hy, 1e-5);
+}
+
+}  // namespace
+
+TEST_CASE("a folded max and sum of exp keep the separate ops' values, special ones too",
+          "[cuda][rows][sanitize]") {
+  // Columns: one; off 4 (the scalar loop); the one-vector loop; the
+  // four-vector loop and both others; rows off 16 bytes (offset 1: scalar).
+  for (const std::size_t cols :
+       {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{20485}, std::size_t{20480}})
+    for (const std::size_t offset : {0, 1}) {
+      INFO("cols " << cols << ", offset " << offset);
+      check_softmax_stats<float>(softmax_stats, cols, offset);
+      check_softmax_stats<double>(softmax_stats_double, cols, offset);
+    }
+}
+
+namespace {
+
+// Values per row, per column and 0-d read inside a group's reduction and its
+// last kernel (row_group.cuh's in_row moves): each read at its own index.
+constexpr auto gathers_body = [](sd::builder& p) {
+  auto rows = p.domain("rows");
+  auto cols = p.domain("cols");
+  auto x = p.input<float>("x", rows, cols);
+  auto col = p.input<float>("col", rows);
+  auto row = p.input<float>("row", cols);
+  auto s0 = p.input<float>("s0", sd::scalar);
+  auto d = p.output<float>("d", rows);
+  auto y = p.output<float>("y", rows, cols);
+  d = sd::sum(x * row + col - s0, cols);
+  y = x * row - d * col + s0;
+};
+constexpr auto gathers = sd::program(gathers_body);
+constexpr auto gathers_apart = sd::program<sd::no_fusion>(gathers_body);
+static_assert(sd::cuda_detail::group_count(gathers.plan()) == 1);
+
+}  // namespace
+
+TEST_CASE("a row group reads rows, columns and 0-d values at their own index", "[cuda][rows][sanitize]") {
+  for (const auto sh : shapes)
+    for (const std::size_t offset : {0, 1}) {
+      INFO("rows " << sh.rows << ", cols " << sh.cols << ", offset " << offset);
+      const std::size_t R = sh.rows, C = sh.cols;
+      const auto x = data(R * C, 17), col = data(R, 18), row = data(C, 19);
+      const float s0 = 1.25f;
+      std::vector<float> hd(R), hy(R * C);
+      sd::host_executor hx;
+      hx.run(gathers, sd::bind("x", x.data(), R, C), sd::bind("col", col.data(), R),
+             sd::bind("row", row.data(), C), sd::bind("s0", &s0, 1), sd::bind("d", hd.data(), R),
+             sd::bind("y", hy.data(), R, C));
+      std::vector<float> xo(offset, 0.0f), rowo(offset, 0.0f);
+      xo.insert(xo.end(), x.begin(), x.end());
+      rowo.insert(rowo.end(), row.begin(), row.end());
+      for (const bool grouped_run : {true, false}) {
+        INFO((grouped_run ? "group" : "apart"));
+        device_buffer<float> dx(xo), dcol(col), drow(rowo), ds0(std::vector<float>{s0}), dd(R),
+            dy(R * C + offset);
+        sd::cuda_executor ex;
+        const auto run = [&](const auto& prog) {
+          ex.run(prog, sd::bind("x", dx.cget() + offset, R, C), sd::bind("col", dcol.cget(), R),
+                 sd::bind("row", drow.cget() + offset, C), sd::bind("s0", ds0.cget(), 1),
+                 sd::bind("d", dd.get(), R), sd::bind("y", dy.get() + offset, R, C));
+        };
+        if (grouped_run)
+          run(gathers);
+        else
+          run(gathers_apart);
+        check_relative(dd.download(), hd, 1e-5);
+        auto y = dy.download();
+        y.erase(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(offset));
+        check_relative(y, hy, 1e-4);
+      }
+    }
+}

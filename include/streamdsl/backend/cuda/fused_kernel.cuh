@@ -212,7 +212,9 @@ struct statement_node {
 
 // Moves `Vec` elements between memory and a cell: 16-byte accesses when
 // aligned, copied through a register word so the cell is never aliased.
-template <class T, int Vec, bool Load, bool Aligned>
+// Streaming: those 16-byte accesses marked as touched once (ld/st.global.cs:
+// evict first from the caches), for a row group's last pass (row_group.cuh).
+template <class T, int Vec, bool Load, bool Aligned, bool Streaming = false>
 __device__ __forceinline__ void move_step(T* cellv, T* mem) {
   constexpr int bytes = Vec * static_cast<int>(sizeof(T));
   if constexpr (Aligned && bytes % 16 == 0) {
@@ -220,12 +222,16 @@ __device__ __forceinline__ void move_step(T* cellv, T* mem) {
     for (int w = 0; w < bytes / 16; ++w) {
       constexpr int per_word = 16 / static_cast<int>(sizeof(T));
       if constexpr (Load) {
-        const uint4 word = reinterpret_cast<const uint4*>(mem)[w];
+        const uint4 word = Streaming ? __ldcs(reinterpret_cast<const uint4*>(mem) + w)
+                                     : reinterpret_cast<const uint4*>(mem)[w];
         memcpy(cellv + w * per_word, &word, 16);
       } else {
         uint4 word;
         memcpy(&word, cellv + w * per_word, 16);
-        reinterpret_cast<uint4*>(mem)[w] = word;
+        if constexpr (Streaming)
+          __stcs(reinterpret_cast<uint4*>(mem) + w, word);
+        else
+          reinterpret_cast<uint4*>(mem)[w] = word;
       }
     }
   } else {

@@ -14,16 +14,25 @@
 //   - a kernel over P is one pass over the row: its statements per element,
 //     16-byte loads and stores where aligned (fused_kernel.cuh's full_steps),
 //     then a scalar tail;
-//   - a kernel over P's rows runs its statements for element r on thread 0.
+//   - a kernel over P's rows runs its statements for element r on thread 0;
+//   - a max of E followed by sum(exp(E - max), cols) (a softmax's:
+//     folds_into_max) is one pass, an online fold of (max, sum) as
+//     Inductor's softmax does (run_max_sum), storing both results.
+// Inside a row, a member's moves know r (in_row): a value over P's rows or a
+// 0-d one is loaded once per row into a register, a buffer over P's columns
+// is read at the column; only matrix elements take r * cols + k.
 // A __syncthreads follows every member: what it stored (a row's result, a
 // matrix row) is visible to the block's threads in the next member, and the
-// block reduction's shared storage is free again. The values and their
-// order per thread differ from the separate row kernels only in the order
-// float sums add (as between the row kernels and the host). Included by
+// block reduction's shared storage is free again (a folded sum runs nothing
+// and has none). The values and their order per thread differ from the
+// separate row kernels only in the order float sums add (as between the row
+// kernels and the host) and, for a folded sum, in the rounding of the
+// rescaling factors (a relative few ulp per rescale). Included by
 // reductions.cuh (a group has a reduction).
 #include <cuda_runtime.h>
 
 #include <cub/block/block_reduce.cuh>
+#include <limits>
 #include <utility>
 
 #include "fused_kernel.cuh"
@@ -42,7 +51,13 @@ inline constexpr int group_threads = 1024;
 // types, buffer and param counts, first pointer and param in the group's
 // flat arrays) followed by its pack (kernel_encoding.hpp: a kernel's, or a
 // reduction's expression as step_encoding.hpp encodes it).
-enum group_member_kind : int { reduction_member = 0, matrix_member = 1, rows_member = 2 };
+enum group_member_kind : int {
+  reduction_member = 0,
+  matrix_member = 1,
+  rows_member = 2,
+  max_sum_member = 3,  // a max with the next member's sum of exp(E - max) folded in (folds_into_max)
+  folded_member = 4,   // that sum: computed and stored by the member before it
+};
 inline constexpr int member_fields = 9;
 
 // A group's arguments: every member's pointers and params in flat arrays,
@@ -102,6 +117,57 @@ constexpr int expression_vec() {
   return vector_width(smallest);
 }
 
+// A member's buffer moved within row r, as buffer_node::move moves it at
+// flat index base + k (base = r * cols, k the column), without the flat
+// index's division: a value per row (a buffer over P's rows: element r; a
+// 0-d value) is loaded once per row into `row` (fetch) and copied into every
+// element of the step's cell (a register: the copies cost nothing), and a
+// buffer over P's columns is read at column k (16-byte loads where aligned:
+// rows_aligned checks it too). Streaming (the group's last member, when it
+// is a kernel over P): its matrix accesses evict first (move_step), so that
+// the rows it writes, and the rows it reads for the last time, leave L2 to
+// the rows in flight that earlier members' passes read again.
+template <class Buffer, bool Streaming = false>
+struct in_row;
+template <int B, int T, int Flags, bool Streaming>
+struct in_row<buffer_node<B, T, Flags>, Streaming> {
+  using E = dtype_t<T>;
+  static constexpr bool per_row = (Flags & (buffer_flag::broadcast | buffer_flag::column)) != 0;
+  template <class Cells, class Args>
+  __device__ __forceinline__ static void fetch(Cells& row, const Args& args, long long r) {
+    if constexpr (per_row)
+      cell<B, E>(row)[0] = static_cast<const E*>(args.ptr[B])[(Flags & buffer_flag::broadcast) != 0 ? 0 : r];
+  }
+  template <bool Load, bool Aligned, int Count, class Cells, class Args>
+  __device__ __forceinline__ static void move(Cells& c, Cells& row, const Args& args, long long base,
+                                              long long k) {
+    if constexpr (per_row) {
+      if constexpr (Load) {
+#pragma unroll
+        for (int v = 0; v < Count; ++v) cell<B, E>(c)[v] = cell<B, E>(row)[0];
+      }
+    } else if constexpr ((Flags & buffer_flag::row) != 0) {
+      if constexpr (Load) move_step<E, Count, true, Aligned>(cell<B, E>(c), static_cast<E*>(args.ptr[B]) + k);
+    } else if constexpr (Load ? (Flags & buffer_flag::load) != 0 : (Flags & buffer_flag::store) != 0) {
+      move_step<E, Count, Load, Aligned, Streaming>(cell<B, E>(c), static_cast<E*>(args.ptr[B]) + base + k);
+    }
+  }
+};
+template <class List, bool Streaming = false>
+struct row_moves;
+template <class... Buffers, bool Streaming>
+struct row_moves<buffer_list<Buffers...>, Streaming> {
+  template <class Cells, class Args>
+  __device__ __forceinline__ static void fetch(Cells& row, const Args& args, long long r) {
+    (in_row<Buffers, Streaming>::fetch(row, args, r), ...);
+  }
+  template <bool Load, bool Aligned, int Count, class Cells, class Args>
+  __device__ __forceinline__ static void move(Cells& c, Cells& row, const Args& args, long long base,
+                                              long long k) {
+    (in_row<Buffers, Streaming>::template move<Load, Aligned, Count>(c, row, args, base, k), ...);
+  }
+};
+
 template <ir::step_code Code, class A, class E, class Cells, class Args>
 __device__ __forceinline__ auto row_value(Cells& c, const Args& args, int v, long long i) {
   const A x = element::convert<A>(E::tree::eval(c, args, v));
@@ -125,6 +191,7 @@ __device__ __forceinline__ void run_reduction(const Args& args, void* target, lo
   using Op = std::conditional_t<arg, argmax_op<A>, combine_t<code, A>>;
   constexpr int vec = expression_vec<MC>();
   using E = row_expression<MC, vec>;
+  using moves = row_moves<typename E::buffers>;
   using block_reduce = cub::BlockReduce<V, group_threads>;
   __shared__ typename block_reduce::TempStorage shared;
   const Op op{};
@@ -134,6 +201,8 @@ __device__ __forceinline__ void run_reduction(const Args& args, void* target, lo
   else
     acc = reduce_identity<code, A>();
   const long long base = r * cols;
+  typename E::cells row;
+  moves::fetch(row, args, r);
   long long tail = 0;
   if (aligned) {
     constexpr long long stride = static_cast<long long>(group_threads) * vec;
@@ -143,7 +212,7 @@ __device__ __forceinline__ void run_reduction(const Args& args, void* target, lo
       typename E::cells c[4];
 #pragma unroll
       for (int u = 0; u < 4; ++u)
-        E::buffers::template move<true, true, vec>(c[u], args, base + k + u * stride);
+        moves::template move<true, true, vec>(c[u], row, args, base, k + u * stride);
 #pragma unroll
       for (int u = 0; u < 4; ++u)
 #pragma unroll
@@ -152,7 +221,7 @@ __device__ __forceinline__ void run_reduction(const Args& args, void* target, lo
     }
     for (; k < full; k += stride) {
       typename E::cells c;
-      E::buffers::template move<true, true, vec>(c, args, base + k);
+      moves::template move<true, true, vec>(c, row, args, base, k);
 #pragma unroll
       for (int v = 0; v < vec; ++v) acc = op(acc, row_value<code, A, E>(c, args, v, base + k + v));
     }
@@ -160,7 +229,7 @@ __device__ __forceinline__ void run_reduction(const Args& args, void* target, lo
   }
   for (long long k = tail + threadIdx.x; k < cols; k += group_threads) {
     typename E::cells c;
-    E::buffers::template move<true, false, 1>(c, args, base + k);
+    moves::template move<true, false, 1>(c, row, args, base, k);
     acc = op(acc, row_value<code, A, E>(c, args, 0, base + k));
   }
   const V total = block_reduce(shared).Reduce(acc, op);
@@ -172,8 +241,129 @@ __device__ __forceinline__ void run_reduction(const Args& args, void* target, lo
   }
 }
 
-// A kernel over P (row r's elements) or over P's rows (element r, thread 0).
-template <class MC, class Args>
+// The online fold of a max and the sum of exp(E - max) after it (a float
+// or double A: folds_into_max): a pair (m, s), m the max so far (ignoring NaN,
+// as max does) and s the sum of exp(x - ref(m)) over the elements so far,
+// ref(m) = m, or 0 while m is -inf (then every element so far is -inf, whose
+// exp(-inf - 0) is 0, or NaN). A larger m rescales s by exp(ref(old) -
+// ref(new)), unless s is 0 (nothing yet: an empty pair's m is NaN). The sum
+// is the one the separate members compute but for rounding (each rescaled
+// term carries its factor's rounding): a NaN element, or a +inf one (exp(inf
+// - inf)), makes it NaN, -inf elements add 0, and a row whose max is -inf
+// (every element -inf or NaN) gets NaN, as exp(-inf - -inf) gives.
+template <class A>
+struct max_sum {
+  A m;
+  A s;
+};
+template <class A>
+__device__ __forceinline__ A fold_ref(A m) {
+  return m == -std::numeric_limits<A>::infinity() ? A(0) : m;
+}
+template <class A>
+__device__ __forceinline__ A fold_exp(A x, A ref) {  // the sum's exp(E - top), top = ref
+  return element::unary<A>(ir::op::exp, element::arithmetic<A>(ir::op::sub, x, ref));
+}
+template <class A>
+__device__ __forceinline__ A rescaled(A s, A from, A to) {
+  return s == A(0) ? A(0) : element::arithmetic<A>(ir::op::mul, s, fold_exp(fold_ref(from), fold_ref(to)));
+}
+template <class A>
+struct max_sum_op {
+  __device__ __forceinline__ max_sum<A> operator()(const max_sum<A>& a, const max_sum<A>& b) const {
+    const A m = detail::reduce::combine(ir::step_code::max, a.m, b.m);
+    return {m, element::arithmetic<A>(ir::op::add, rescaled(a.s, a.m, m), rescaled(b.s, b.m, m))};
+  }
+};
+// Folds `count` values into the pair: their max first, then their terms
+// against the new reference, the pair's s rescaled once.
+template <class A, int Count>
+__device__ __forceinline__ void fold_values(max_sum<A>& acc, const A (&x)[Count]) {
+  A top = x[0];
+#pragma unroll
+  for (int i = 1; i < Count; ++i) top = detail::reduce::combine(ir::step_code::max, top, x[i]);
+  const A m = detail::reduce::combine(ir::step_code::max, acc.m, top);
+  const A ref = fold_ref(m);
+  A s = rescaled(acc.s, acc.m, m);
+#pragma unroll
+  for (int i = 0; i < Count; ++i) s = element::arithmetic<A>(ir::op::add, s, fold_exp(x[i], ref));
+  acc = {m, s};
+}
+
+// Member MC (a max) and the sum NC after it over row r, in one pass.
+template <class MC, class NC, class Args>
+__device__ __forceinline__ void run_max_sum(const Args& args, void* top_target, void* sum_target, long long r,
+                                            long long cols, bool aligned) {
+  using A = type_of<MC::accumulated>;
+  constexpr int vec = expression_vec<MC>();
+  using E = row_expression<MC, vec>;
+  using moves = row_moves<typename E::buffers>;
+  using block_reduce = cub::BlockReduce<max_sum<A>, group_threads>;
+  __shared__ typename block_reduce::TempStorage shared;
+  max_sum<A> acc{reduce_identity<ir::step_code::max, A>(), A(0)};
+  const long long base = r * cols;
+  typename E::cells row;
+  moves::fetch(row, args, r);
+  long long tail = 0;
+  if (aligned) {
+    constexpr long long stride = static_cast<long long>(group_threads) * vec;
+    const long long full = cols / vec * vec;
+    long long k = static_cast<long long>(threadIdx.x) * vec;
+    for (; k + 3 * stride < full; k += 4 * stride) {  // four vectors in flight, folded as one
+      typename E::cells c[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        moves::template move<true, true, vec>(c[u], row, args, base, k + u * stride);
+      A x[4 * vec];
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+#pragma unroll
+        for (int v = 0; v < vec; ++v) x[u * vec + v] = element::convert<A>(E::tree::eval(c[u], args, v));
+      fold_values(acc, x);
+    }
+    for (; k < full; k += stride) {
+      typename E::cells c;
+      moves::template move<true, true, vec>(c, row, args, base, k);
+      A x[vec];
+#pragma unroll
+      for (int v = 0; v < vec; ++v) x[v] = element::convert<A>(E::tree::eval(c, args, v));
+      fold_values(acc, x);
+    }
+    tail = full;
+  }
+  for (long long k = tail + threadIdx.x; k < cols; k += group_threads) {
+    typename E::cells c;
+    moves::template move<true, false, 1>(c, row, args, base, k);
+    const A x[1] = {element::convert<A>(E::tree::eval(c, args, 0))};
+    fold_values(acc, x);
+  }
+  const max_sum<A> total = block_reduce(shared).Reduce(acc, max_sum_op<A>{});
+  if (threadIdx.x == 0) {
+    using R = type_of<MC::result>;
+    using T = type_of<MC::target>;
+    using R2 = type_of<NC::result>;
+    using T2 = type_of<NC::target>;
+    row_store<ir::step_code::max, A, R, T>{static_cast<T*>(top_target), cols}(r, total.m);
+    const A s =
+        total.m == -std::numeric_limits<A>::infinity() ? std::numeric_limits<A>::quiet_NaN() : total.s;
+    row_store<ir::step_code::sum, A, R2, T2>{static_cast<T2*>(sum_target), cols}(r, s);
+  }
+}
+
+// Steps `U...` of a kernel over P within row r (fused_kernel.cuh's
+// full_steps, with the moves of in_row).
+template <class Moves, class Statements, class Cells, int Vec, class Args, int... U>
+__device__ __forceinline__ void row_steps(const Args& args, Cells& row, long long base, long long k,
+                                          long long step, std::integer_sequence<int, U...>) {
+  Cells c[sizeof...(U)];
+  (Moves::template move<true, true, Vec>(c[U], row, args, base, k + U * step), ...);
+  (run_step<Statements>(c[U], args, std::make_integer_sequence<int, Vec>{}), ...);
+  (Moves::template move<false, true, Vec>(c[U], row, args, base, k + U * step), ...);
+}
+
+// A kernel over P (row r's elements) or over P's rows (element r, thread 0);
+// Last: the group's last member.
+template <class MC, bool Last, class Args>
 __device__ __forceinline__ void run_kernel(const Args& args, long long r, long long cols, bool aligned) {
   using K = kernel_types<MC>;
   constexpr int vec = K::vec;
@@ -186,25 +376,28 @@ __device__ __forceinline__ void run_kernel(const Args& args, long long r, long l
       K::buffers::template move<false, false, 1>(c, args, r);
     }
   } else {
+    using moves = row_moves<typename K::buffers, Last>;
     const long long base = r * cols;
+    Cells row;
+    moves::fetch(row, args, r);
     long long tail = 0;
     if (aligned) {
       constexpr long long stride = static_cast<long long>(group_threads) * vec;
       const long long full = cols / vec * vec;
       long long k = static_cast<long long>(threadIdx.x) * vec;
       for (; k + stride < full; k += 2 * stride)  // two vectors in flight
-        full_steps<typename K::buffers, typename K::statements, Cells, vec>(
-            args, base + k, stride, std::integer_sequence<int, 0, 1>{});
+        row_steps<moves, typename K::statements, Cells, vec>(args, row, base, k, stride,
+                                                             std::integer_sequence<int, 0, 1>{});
       for (; k < full; k += stride)
-        full_steps<typename K::buffers, typename K::statements, Cells, vec>(args, base + k, stride,
-                                                                            std::integer_sequence<int, 0>{});
+        row_steps<moves, typename K::statements, Cells, vec>(args, row, base, k, stride,
+                                                             std::integer_sequence<int, 0>{});
       tail = full;
     }
     for (long long k = tail + threadIdx.x; k < cols; k += group_threads) {
       Cells c;
-      K::buffers::template move<true, false, 1>(c, args, base + k);
+      moves::template move<true, false, 1>(c, row, args, base, k);
       K::statements::run(c, args, 0);
-      K::buffers::template move<false, false, 1>(c, args, base + k);
+      moves::template move<false, false, 1>(c, row, args, base, k);
     }
   }
 }
@@ -214,23 +407,29 @@ __device__ __forceinline__ void run_kernel(const Args& args, long long r, long l
 template <class GC, int M, class Group>
 __device__ __forceinline__ void run_member(const Group& g, long long r, bool aligned) {
   using MC = member_code<GC, M>;
-  kernel_args<MC::buffers, MC::params> own;
+  if constexpr (MC::kind != folded_member) {
+    kernel_args<MC::buffers, MC::params> own;
 #pragma unroll
-  for (int b = 0; b < MC::buffers; ++b) own.ptr[b] = g.ptr[MC::ptr_base + b];
+    for (int b = 0; b < MC::buffers; ++b) own.ptr[b] = g.ptr[MC::ptr_base + b];
 #pragma unroll
-  for (int q = 0; q < MC::params; ++q) own.param_bits[q] = g.param_bits[MC::param_base + q];
-  own.shape = g.shape[M];
-  if constexpr (MC::kind == reduction_member)
-    run_reduction<MC>(own, g.target[M], r, g.cols, aligned);
-  else
-    run_kernel<MC>(own, r, g.cols, aligned);
+    for (int q = 0; q < MC::params; ++q) own.param_bits[q] = g.param_bits[MC::param_base + q];
+    own.shape = g.shape[M];
+    if constexpr (MC::kind == reduction_member)
+      run_reduction<MC>(own, g.target[M], r, g.cols, aligned);
+    else if constexpr (MC::kind == max_sum_member)
+      run_max_sum<MC, member_code<GC, M + 1>>(own, g.target[M], g.target[M + 1], r, g.cols, aligned);
+    else
+      run_kernel<MC, M + 1 == GC::code[0]>(own, r, g.cols, aligned);
+    __syncthreads();
+  }
 }
 
-// Each member over row r in turn, a __syncthreads after each (see above).
+// Each member over row r in turn, a __syncthreads after each (see above;
+// a folded member has nothing left to run).
 template <class GC, class Group, int... M>
 __device__ __forceinline__ void run_members(const Group& g, long long r, bool aligned,
                                             std::integer_sequence<int, M...>) {
-  ((run_member<GC, M>(g, r, aligned), __syncthreads()), ...);
+  (run_member<GC, M>(g, r, aligned), ...);
 }
 #endif  // defined(__CUDA_ARCH__)
 
@@ -247,13 +446,17 @@ __global__ void __launch_bounds__(group_threads)
 #endif
 }
 
-// Whether every pointer the member moves (not a broadcast, row or column)
-// is 16-byte aligned at every row's start.
+// Whether every pointer the member moves at its columns (a matrix, or a
+// buffer over P's columns: not a 0-d value or one over P's rows) is 16-byte
+// aligned at every row's start.
 inline bool rows_aligned(const kernel_launch_info& info, void* const* ptr, long long cols) {
   const pack_view code{info.code};
   for (int b = 0; b < code.buffer_count(); ++b) {
     const int flags = code.buffer_flags(b);
-    if ((flags & (buffer_flag::load | buffer_flag::store)) == 0 || (flags & gathered) != 0) continue;
+    const bool columns = (flags & buffer_flag::row) != 0;  // read at column k in every row
+    if (((flags & (buffer_flag::load | buffer_flag::store)) == 0 && !columns) ||
+        (flags & (buffer_flag::broadcast | buffer_flag::column)) != 0)
+      continue;
     const auto size = static_cast<long long>(size_of(code.buffer_type(b)));
     if (reinterpret_cast<std::uintptr_t>(ptr[b]) % 16 != 0 || cols * size % 16 != 0) return false;
   }
@@ -308,6 +511,78 @@ struct group_member<Program, Op, op_kind::kernel> {
                                         rows ? -1 : pack::shape.domain};
 };
 
+// Whether the sum at statement `sum` folds into the max at statement `top`
+// before it in a group (run_max_sum: one pass over the row for both): the
+// max of an expression E into a buffer t over the rows, then
+// sum(exp(E - t), cols) with the same E (node for node), in float or
+// double throughout (E, the max's accumulated, result and target types, the
+// subtraction, the exponential and the sum's accumulation), E not reading t.
+// A softmax written out (exp(x - max) / sum), or whose exponential is a
+// matrix temp (passes/row_groups.hpp recomputes it inside the sum).
+constexpr bool same_tree(const ir::program_view& p, std::int32_t a, std::int32_t b) {
+  if (a == b) return true;
+  if (a < 0 || b < 0) return false;
+  const auto& x = p.nodes[static_cast<std::size_t>(a)];
+  const auto& y = p.nodes[static_cast<std::size_t>(b)];
+  if (x.code != y.code || x.type != y.type || x.compute != y.compute || x.ref != y.ref ||
+      x.domain != y.domain || x.part != y.part || x.parts != y.parts)
+    return false;
+  // Literals by value; 0 (whose sign == cannot see) and NaN never match.
+  if (x.code == ir::op::literal && !(x.fvalue == y.fvalue && x.fvalue != 0 && x.ivalue == y.ivalue))
+    return false;
+  return same_tree(p, x.a, y.a) && same_tree(p, x.b, y.b) && same_tree(p, x.c, y.c);
+}
+constexpr bool tree_loads(const ir::program_view& p, std::int32_t n, std::int32_t buffer) {
+  if (n < 0) return false;
+  const auto& x = p.nodes[static_cast<std::size_t>(n)];
+  if (x.code == ir::op::load && x.ref == buffer) return true;
+  return tree_loads(p, x.a, buffer) || tree_loads(p, x.b, buffer) || tree_loads(p, x.c, buffer);
+}
+constexpr bool folds_into_max(const ir::program_view& p, std::int32_t top, std::int32_t sum) {
+  const auto& mx = p.stmts[static_cast<std::size_t>(top)];
+  const auto& sm = p.stmts[static_cast<std::size_t>(sum)];
+  if (mx.kind != ir::stmt_kind::step || sm.kind != ir::stmt_kind::step || mx.code != ir::step_code::max ||
+      sm.code != ir::step_code::sum)
+    return false;
+  const auto mt = ir::step_types_of(p, mx), st = ir::step_types_of(p, sm);
+  const dtype a = mt.accumulated;
+  if ((a != dtype::float32 && a != dtype::float64) || mt.result != a || mt.target != a ||
+      st.accumulated != a || p.nodes[static_cast<std::size_t>(mx.root)].type != a)
+    return false;
+  const auto& e = p.nodes[static_cast<std::size_t>(sm.root)];
+  if (e.code != ir::op::exp || e.type != a || e.compute != a || e.a < 0) return false;
+  const auto& d = p.nodes[static_cast<std::size_t>(e.a)];
+  if (d.code != ir::op::sub || d.type != a || d.compute != a || d.a < 0 || d.b < 0) return false;
+  const auto& t = p.nodes[static_cast<std::size_t>(d.b)];
+  const auto& target = ir::target_of(p, mx);
+  return ir::is_whole(target) && t.code == ir::op::load && t.ref == target.buffer && t.type == a &&
+         t.parts == 1 && same_tree(p, mx.root, d.a) && !tree_loads(p, mx.root, target.buffer);
+}
+
+// Each member's kind in the group whose first op is `first`: a max whose next
+// member is a sum folding into it (folds_into_max) becomes max_sum_member,
+// that sum folded_member.
+template <int Members>
+struct group_kinds {
+  int kind[Members] = {};
+};
+template <int Members>
+constexpr group_kinds<Members> kinds_of(const plan_view& plan, std::size_t first,
+                                        const member_record* const* m) {
+  group_kinds<Members> out{};
+  for (int i = 0; i < Members; ++i) out.kind[i] = m[i]->kind;
+  for (int i = 0; i + 1 < Members; ++i) {
+    const auto& a = plan.ops[first + static_cast<std::size_t>(i)];
+    const auto& b = plan.ops[first + static_cast<std::size_t>(i) + 1];
+    if (out.kind[i] == reduction_member && out.kind[i + 1] == reduction_member &&
+        folds_into_max(plan.ir, a.stmt, b.stmt)) {
+      out.kind[i] = max_sum_member;
+      out.kind[i + 1] = folded_member;
+    }
+  }
+  return out;
+}
+
 template <int Members>
 struct group_layout {
   int code_size = 0;
@@ -332,13 +607,13 @@ struct encoded_group {
   int code[Size] = {};
 };
 template <int Size, int Members>
-constexpr encoded_group<Size, Members> encode_group(const member_record* const* m) {
+constexpr encoded_group<Size, Members> encode_group(const member_record* const* m, const int* kinds) {
   encoded_group<Size, Members> out{};
   out.code[0] = Members;
   int at = 1 + Members, ptr = 0, param = 0;
   for (int i = 0; i < Members; ++i) {
     out.code[1 + i] = at;
-    const int fields[member_fields] = {m[i]->kind,   m[i]->step,   m[i]->accumulated,
+    const int fields[member_fields] = {kinds[i],     m[i]->step,   m[i]->accumulated,
                                        m[i]->result, m[i]->target, m[i]->buffers,
                                        m[i]->params, ptr,          param};
     for (int f = 0; f < member_fields; ++f) out.code[at + f] = fields[f];
@@ -359,8 +634,9 @@ struct group_pack<Program, Op, std::index_sequence<M...>> {
   static constexpr int members = static_cast<int>(sizeof...(M));
   static constexpr const member_record* records[] = {&group_member<Program, Op + M>::record...};
   static constexpr group_layout<members> layout = lay_out_group<members>(records);
+  static constexpr group_kinds<members> kinds = kinds_of<members>(Program::plan(), Op, records);
   static constexpr encoded_group<layout.code_size, members> encoded =
-      encode_group<layout.code_size, members>(records);
+      encode_group<layout.code_size, members>(records, kinds.kind);
   static constexpr std::int32_t outer =
       Program::plan().ir.domains[static_cast<std::size_t>(layout.product)].outer;
   static constexpr std::int32_t inner =
