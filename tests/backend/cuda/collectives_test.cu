@@ -176,7 +176,7 @@ TEST_CASE("bucketed all-reduces on a side stream beside kernels, run and capture
   {
     sd::cuda_executor ex(stream);
     ex.bind_communicator(comm);
-    const std::size_t n = (std::size_t{1} << 20) + 5;
+    const std::size_t n = (std::size_t{1} << 20) + 20;  // 4 buckets of an odd length
     const auto x = iota<float>(n);
     device_buffer<float> in(x), out(n);
     std::vector<float> want(n);
