@@ -1,0 +1,2 @@
+// FP8 on the host executor (filled below).
+#include <catch2/catch.hpp>
