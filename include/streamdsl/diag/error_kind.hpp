@@ -43,6 +43,10 @@ enum class error_kind : std::uint8_t {
   matmul_shapes_differ,
   matmul_result_overlaps_operand,
   call_region_listed_twice,
+  arithmetic_on_fp8,
+  matmul_fp8_types,
+  matmul_fp8_layout,
+  matmul_scale,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -81,6 +85,10 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::matmul_shapes_differ: return "matmul_shapes_do_not_match";
     case error_kind::matmul_result_overlaps_operand: return "matmul_result_is_an_operand";
     case error_kind::call_region_listed_twice: return "call_lists_a_region_twice";
+    case error_kind::arithmetic_on_fp8: return "fp8_values_only_convert";
+    case error_kind::matmul_fp8_types: return "fp8_matmul_types_unsupported";
+    case error_kind::matmul_fp8_layout: return "fp8_matmul_needs_b_read_transposed";
+    case error_kind::matmul_scale: return "matmul_scale_needs_a_0d_float_buffer";
   }
   return "?";
 }

@@ -90,6 +90,18 @@ STREAMDSL_ERROR_TEMPLATE(matmul_shapes_do_not_match,
 STREAMDSL_ERROR_TEMPLATE(matmul_result_is_an_operand, "c = sd::matmul(a, b) where c is a or b")
 STREAMDSL_ERROR_TEMPLATE(call_lists_a_region_twice,
                          "p.call(...) whose sd::reads or sd::writes lists overlapping regions")
+STREAMDSL_ERROR_TEMPLATE(fp8_values_only_convert,
+                         "an operation other than sd::cast or sd::matmul takes an FP8 (__nv_fp8_e4m3 or "
+                         "__nv_fp8_e5m2) operand; convert it with sd::cast<float>(...) first")
+STREAMDSL_ERROR_TEMPLATE(fp8_matmul_types_unsupported,
+                         "an FP8 matmul of a type pair or into a result type cuBLASLt does not run")
+STREAMDSL_ERROR_TEMPLATE(
+    fp8_matmul_needs_b_read_transposed,
+    "an FP8 matmul must be sd::matmul(a, sd::transpose(b)) with a stored (m, k) and b (n, k) "
+    "(cuBLASLt's FP8 kernels take only the TN layout)")
+STREAMDSL_ERROR_TEMPLATE(matmul_scale_needs_a_0d_float_buffer,
+                         "sd::scales(sa, sb) of a matmul needs 0-d float buffers and FP8 operands")
+
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -162,6 +174,14 @@ constexpr bool raise() {
     return matmul_result_is_an_operand<Message>::value;
   else if constexpr (Kind == call_region_listed_twice)
     return call_lists_a_region_twice<Message>::value;
+  else if constexpr (Kind == arithmetic_on_fp8)
+    return fp8_values_only_convert<Message>::value;
+  else if constexpr (Kind == matmul_fp8_types)
+    return fp8_matmul_types_unsupported<Message>::value;
+  else if constexpr (Kind == matmul_fp8_layout)
+    return fp8_matmul_needs_b_read_transposed<Message>::value;
+  else if constexpr (Kind == matmul_scale)
+    return matmul_scale_needs_a_0d_float_buffer<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }
