@@ -247,7 +247,8 @@ BENCHMARK(bm_matmul_streamdsl)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
-// FP8: c (bf16) = (sa sw) a wᵀ, a (n, n) and w (n, n) e4m3, w read transposed.
+// FP8: c (C: bf16 here) = (sa sw) a wᵀ, a (n, n) and w (n, n) e4m3, w read transposed.
+template <class C>
 constexpr auto fp8_linear = sd::program([](sd::builder& p) {
   auto m = p.domain("m");
   auto k = p.domain("k");
@@ -256,38 +257,37 @@ constexpr auto fp8_linear = sd::program([](sd::builder& p) {
   auto w = p.input<__nv_fp8_e4m3>("w", n, k);
   auto sa = p.input<float>("sa", sd::scalar);
   auto sw = p.input<float>("sw", sd::scalar);
-  auto c = p.output<__nv_bfloat16>("c", m, n);
+  auto c = p.output<C>("c", m, n);
   c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw));
 });
 
-// Arg 0: n; arg 1: 0 raw cublasLtMatmul, 1 streamdsl run(), 2 a captured graph replayed.
-void bm_matmul_fp8(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const int mode = static_cast<int>(state.range(1));
+// mode: 0 raw cublasLtMatmul, 1 streamdsl run(), 2 a captured graph replayed.
+// (A template, as ours(): the graph's type is named in a dependent context.)
+template <class C>
+void fp8_case(benchmark::State& state, std::size_t n, int mode) {
   typed_buffer<__nv_fp8_e4m3> a(n * n), w(n * n);
-  typed_buffer<__nv_bfloat16> c(n * n), want(n * n);
+  typed_buffer<C> c(n * n), want(n * n);
   typed_buffer<float> scales(2);
   fill<<<bench::raw_blocks(), 256>>>(a.ptr, static_cast<long long>(n * n), 1);
   fill<<<bench::raw_blocks(), 256>>>(w.ptr, static_cast<long long>(n * n), 5);
   const float host_scales[2] = {0.5f, 0.25f};
   check(cudaMemcpy(scales.ptr, host_scales, sizeof host_scales, cudaMemcpyHostToDevice), "scales");
-  check(cudaMemset(c.ptr, 0xff, n * n * sizeof(__nv_bfloat16)), "cudaMemset");
+  check(cudaMemset(c.ptr, 0xff, n * n * sizeof(C)), "cudaMemset");
   check(cudaDeviceSynchronize(), "fill");
   bench::lt_handle lt;
   bench::raw_options o;
   o.fp8 = true;
-  o.c_type = CUDA_R_16BF;
+  o.c_type = data_type<C>();
   o.scale_a = scales.ptr;
   o.scale_b = scales.ptr + 1;
   const auto ln = static_cast<long long>(n);
   const bench::raw_matmul raw(lt.h, CUDA_R_8F_E4M3, ln, ln, ln, sd::cuda_detail::matmul_workspace_limit, o);
   typed_buffer<char> workspace(std::max<std::size_t>(raw.workspace_needed(), 1));
-  const auto raw_run = [&](__nv_bfloat16* out) {
+  const auto raw_run = [&](C* out) {
     raw.issue(a.ptr, w.ptr, out, workspace.ptr, raw.workspace_needed(), nullptr);
   };
   raw_run(want.ptr);
-  const double bytes =
-      2.0 * static_cast<double>(n * n) + 2.0 * static_cast<double>(n * n);  // FP8 in, bf16 out
+  const double bytes = static_cast<double>(n * n) * (2.0 + sizeof(C));  // two FP8 operands in, c out
   if (mode == 0) {
     time_on(state, nullptr, bytes, [&] { raw_run(c.ptr); });
   } else {
@@ -298,15 +298,20 @@ void bm_matmul_fp8(benchmark::State& state) {
                              sd::bind("sw", static_cast<const float*>(scales.ptr + 1), 1),
                              sd::bind("c", c.ptr, n, n)};
     if (mode == 2) {
-      auto graph = sd::capture_bound(ex, fp8_linear, sd::binding_list(b, 5));
+      auto graph = sd::capture_bound(ex, fp8_linear<C>, sd::binding_list(b, 5));
       time_on(state, nullptr, bytes, erased_launch{&launch_graph<decltype(graph)>, &graph});
     } else {
-      time_on(state, nullptr, bytes, [&] { ex.run_bound(fp8_linear, sd::binding_list(b, 5)); });
+      time_on(state, nullptr, bytes, [&] { ex.run_bound(fp8_linear<C>, sd::binding_list(b, 5)); });
     }
   }
   set_flops(state, n);
   if (!same_values(c.ptr, want.ptr, n * n))
     state.SkipWithError("the FP8 product differs from the raw call's");
+}
+
+// Arg 0: n; arg 1: 0 raw cublasLtMatmul, 1 streamdsl run(), 2 a captured graph replayed.
+void bm_matmul_fp8(benchmark::State& state) {
+  fp8_case<__nv_bfloat16>(state, static_cast<std::size_t>(state.range(0)), static_cast<int>(state.range(1)));
 }
 BENCHMARK(bm_matmul_fp8)
     ->ArgsProduct({{4096, 8192}, {0, 1, 2}})
