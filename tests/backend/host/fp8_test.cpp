@@ -54,10 +54,12 @@ constexpr auto quantize = sd::program([](sd::builder& p) {
   auto q5 = p.output<e5m2>("q5");
   auto back = p.output<float>("back");
   auto hb = p.output<__nv_bfloat16>("hb");
+  auto sel = p.output<e4m3>("sel");
   q4 = sd::cast<e4m3>(x * s);
   q5 = sd::cast<e5m2>(h);
   back = sd::cast<float>(q4);
   hb = sd::cast<__nv_bfloat16>(q5);
+  sel = sd::where(x > 0, q4, 0);  // selecting FP8 values is no arithmetic: allowed
 });
 
 }  // namespace
@@ -82,10 +84,11 @@ TEST_CASE("sd::cast to and from FP8 rounds as CUDA's satfinite conversion", "[fp
   std::vector<e5m2> q5(n);
   std::vector<float> back(n);
   std::vector<__nv_bfloat16> hb(n);
+  std::vector<e4m3> sel(n);
   float s = 1.0f;
   sd::host_executor ex;
   ex.run(quantize, sd::bind("x", x), sd::bind("h", h), sd::bind("s", &s, 1), sd::bind("q4", q4),
-         sd::bind("q5", q5), sd::bind("back", back), sd::bind("hb", hb));
+         sd::bind("q5", q5), sd::bind("back", back), sd::bind("hb", hb), sd::bind("sel", sel));
   int wrong = 0;
   for (std::size_t i = 0; i < n; ++i) {
     wrong += bits(q4[i]) != d::float_to_fp8_e4m3_bits(x[i]);
@@ -96,13 +99,14 @@ TEST_CASE("sd::cast to and from FP8 rounds as CUDA's satfinite conversion", "[fp
     const float want_hb = d::fp8_e5m2_bits_to_float(bits(q5[i]));  // exact in bfloat16
     const float got_hb = __bfloat162float(hb[i]);
     wrong += !(std::isnan(want_hb) ? std::isnan(got_hb) : got_hb == want_hb);
+    wrong += bits(sel[i]) != (x[i] > 0 ? bits(q4[i]) : 0);
   }
   CHECK(wrong == 0);
   // A scale applied before the cast: 3 * 150 = 450 saturates to 448.
   s = 150.0f;
   x.assign(n, 3.0f);
   ex.run(quantize, sd::bind("x", x), sd::bind("h", h), sd::bind("s", &s, 1), sd::bind("q4", q4),
-         sd::bind("q5", q5), sd::bind("back", back), sd::bind("hb", hb));
+         sd::bind("q5", q5), sd::bind("back", back), sd::bind("hb", hb), sd::bind("sel", sel));
   CHECK(back[0] == 448.0f);
 }
 
