@@ -833,7 +833,7 @@ struct builder_access {
     s.reduce_or_scan(code, target, value, axis);
   }
   static constexpr void matmul(builder_state& s, ir::region target, std::int32_t a, std::int32_t b,
-                               std::uint8_t mode, std::int32_t scale_a, std::int32_t scale_b) {
+                               std::uint8_t mode, std::int32_t scale_a = -1, std::int32_t scale_b = -1) {
     s.matmul(target, a, b, mode, scale_a, scale_b);
   }
   static constexpr void call(builder_state& s, detail::string_view name, const ir::region* reads,
