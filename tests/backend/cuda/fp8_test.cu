@@ -245,7 +245,7 @@ constexpr auto quantized_layer = sd::program([](sd::builder& p) {
 }  // namespace
 
 TEST_CASE("a quantized layer: amax scale on the device, FP8 matmul, against the host",
-          "[cuda][fp8][matmul]") {
+          "[cuda][fp8][matmul][sanitize]") {
   constexpr std::size_t M = 96, N = 128, K = 256;
   std::mt19937 rng(7);
   std::normal_distribution<float> normal(0.0f, 3.0f);
