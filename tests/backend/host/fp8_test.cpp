@@ -4,6 +4,7 @@
 // FP8 matmuls with per-tensor scales match loops written out here bit for bit
 // (products exact in float, added in k order, the sum times sa * sb rounded
 // once to c's type); and every misuse is a named error.
+#include <algorithm>
 #include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -309,4 +310,56 @@ TEST_CASE("FP8 misuse is a named compile error", "[fp8]") {
           sd::with_stream(side, [&] { s = x * 2; });
           c = sd::matmul(a, sd::transpose(a), sd::scales(s, s));
         }) == error_kind::race);
+}
+
+namespace {
+// The activation's scale computed on a side stream, the matmul on main:
+// sd::automatic orders them through the scale, which the matmul step reads.
+constexpr auto side_scale = sd::program<sd::automatic>([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("cols");
+  auto x = p.input<float>("x", m, k);
+  auto w = p.input<e4m3>("w", n, k);
+  auto sw = p.input<float>("sw", sd::scalar);
+  auto amax = p.temp<float>("amax", sd::scalar);
+  auto sx = p.temp<float>("sx", sd::scalar);
+  auto xq = p.temp<e4m3>("xq", m, k);
+  auto y = p.output<float>("y", m, n);
+  auto side = p.stream("side");
+  sd::with_stream(side, [&] {
+    amax = sd::max(sd::abs(x));
+    sx = amax / 448;
+  });
+  xq = sd::cast<e4m3>(x / sx);
+  y = sd::matmul(xq, sd::transpose(w), sd::scales(sx, sw));
+});
+}  // namespace
+
+TEST_CASE("a scale written on another stream is ordered before the FP8 matmul reading it", "[fp8][matmul]") {
+  STATIC_REQUIRE(side_scale.plan().sync_count() >= 1);
+  constexpr std::size_t M = 8, N = 16, K = 32;
+  std::vector<float> x(M * K);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 23) - 11) * 0.37f;
+  std::mt19937 rng(3);
+  const auto w = random_fp8<e4m3>(N * K, rng);
+  const float sw = 0.5f;
+  float amax = 0;
+  for (float v : x) amax = std::max(amax, std::fabs(v));
+  const float sx = amax / 448;
+  std::vector<float> want(M * N);
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      float sum = 0;
+      for (std::size_t p = 0; p < K; ++p)
+        sum += d::fp8_e4m3_bits_to_float(d::float_to_fp8_e4m3_bits(x[i * K + p] / sx)) * value(w[j * K + p]);
+      want[i * N + j] = sum * (sx * sw);
+    }
+  sd::host_executor ex(sd::stress{11});
+  for (int run = 0; run < 10; ++run) {
+    std::vector<float> y(M * N, -1.0f);
+    ex.run(side_scale, sd::bind("x", x, M, K), sd::bind("w", w, N, K), sd::bind("sw", &sw, 1),
+           sd::bind("y", y, M, N));
+    CHECK(y == want);
+  }
 }
