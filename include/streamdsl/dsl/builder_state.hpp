@@ -469,9 +469,10 @@ class builder_state {
     begin_accesses(s);
     ir.accesses.push_back(ir::whole(a));
     if (b != a) ir.accesses.push_back(ir::whole(b));
-    if (scale_a >= 0 && scale_a != a && scale_a != b) ir.accesses.push_back(ir::whole(scale_a));
-    if (scale_b >= 0 && scale_b != a && scale_b != b && scale_b != scale_a)
-      ir.accesses.push_back(ir::whole(scale_b));
+    // The scales after the operands, one read when both are one buffer
+    // (ir::matmul_operands_of counts them so; a scale that is an operand is an error below).
+    if (scale_a >= 0) ir.accesses.push_back(ir::whole(scale_a));
+    if (scale_b >= 0 && scale_b != scale_a) ir.accesses.push_back(ir::whole(scale_b));
     end_accesses(s, target);
     const auto index = push(s);
     const auto& x = ir.buffers[a];
