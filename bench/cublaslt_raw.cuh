@@ -8,6 +8,10 @@
 // Options: float operands as TF32, and an epilogue (bias, relu, gelu) with
 // its bias vector: one value per column of the row-major c, i.e. per row of
 // cuBLASLt's column-major c^T, which is what its bias vector is.
+// FP8 (raw_options::fp8): cuBLASLt's FP8 kernels take only its "TN" layout,
+// so b is stored (n, k) row-major and read transposed (c = a · bᵀ, cuBLASLt's
+// A transposed), the product has its own type (c_type), and a and b are
+// scaled by device floats (A_SCALE_POINTER is b's, B_SCALE_POINTER a's).
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -35,6 +39,12 @@ struct raw_options {
   cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
   const void* bias = nullptr;  // n elements of the product's type, for the *_BIAS epilogues
   int batch = 1;               // > 1: one strided-batched call over `batch` contiguous products
+  // FP8 operands (the constructor's type: CUDA_R_8F_E4M3 or CUDA_R_8F_E5M2):
+  // b stored (n, k), the product of c_type, float scales on the device (null: 1).
+  bool fp8 = false;
+  cudaDataType_t c_type = CUDA_R_16BF;
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
 };
 
 class raw_matmul {
@@ -59,9 +69,26 @@ class raw_matmul {
     if (o.bias != nullptr)
       check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &o.bias, sizeof o.bias),
                "BIAS_POINTER");
-    check_lt(cublasLtMatrixLayoutCreate(&a_, type, n, k, n), "layout b^T");  // cuBLASLt's A: b
-    check_lt(cublasLtMatrixLayoutCreate(&b_, type, k, m, k), "layout a^T");  // cuBLASLt's B: a
-    check_lt(cublasLtMatrixLayoutCreate(&c_, type, n, m, n), "layout c^T");
+    if (o.fp8) {
+      const cublasOperation_t t = CUBLAS_OP_T;
+      check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), "TRANSA");
+      if (o.scale_b != nullptr)
+        check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &o.scale_b,
+                                                sizeof o.scale_b),
+                 "A_SCALE_POINTER");
+      if (o.scale_a != nullptr)
+        check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &o.scale_a,
+                                                sizeof o.scale_a),
+                 "B_SCALE_POINTER");
+      check_lt(cublasLtMatrixLayoutCreate(&a_, type, k, n, k),
+               "layout b");  // cuBLASLt's A: b (n, k), transposed
+      check_lt(cublasLtMatrixLayoutCreate(&b_, type, k, m, k), "layout a^T");  // cuBLASLt's B: a
+      check_lt(cublasLtMatrixLayoutCreate(&c_, o.c_type, n, m, n), "layout c^T");
+    } else {
+      check_lt(cublasLtMatrixLayoutCreate(&a_, type, n, k, n), "layout b^T");  // cuBLASLt's A: b
+      check_lt(cublasLtMatrixLayoutCreate(&b_, type, k, m, k), "layout a^T");  // cuBLASLt's B: a
+      check_lt(cublasLtMatrixLayoutCreate(&c_, type, n, m, n), "layout c^T");
+    }
     if (o.batch > 1) {
       batch(a_, o.batch, n * k);
       batch(b_, o.batch, k * m);

@@ -19,10 +19,19 @@
 // back), and a raw cublasLtMatmul with the RELU_BIAS epilogue, float and
 // __nv_bfloat16. The raw calls are bench/cublaslt_raw.cuh's, the one raw
 // baseline of the matmul benchmarks.
+//
+// FP8 (bm_matmul_fp8): `c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw))`
+// with __nv_fp8_e4m3 operands, a bf16 product and device scales, 4096^3 and
+// 8192^3, against a raw cublasLtMatmul with the same descriptors (TN layout,
+// CUBLAS_COMPUTE_32F, the same scale pointers, the same workspace limit). The
+// operands are multiples of 1/4 in [-2, 2] (exact in e4m3) and the scales
+// powers of two; the products must agree with the raw call's within 8 bf16
+// units in the last place of the largest element (same_values).
 #include <benchmark/benchmark.h>
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -238,6 +247,77 @@ BENCHMARK(bm_matmul_streamdsl)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
+// FP8: c (C: bf16 here) = (sa sw) a wᵀ, a (n, n) and w (n, n) e4m3, w read transposed.
+template <class C>
+constexpr auto fp8_linear = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("n2");
+  auto a = p.input<__nv_fp8_e4m3>("a", m, k);
+  auto w = p.input<__nv_fp8_e4m3>("w", n, k);
+  auto sa = p.input<float>("sa", sd::scalar);
+  auto sw = p.input<float>("sw", sd::scalar);
+  auto c = p.output<C>("c", m, n);
+  c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw));
+});
+
+// mode: 0 raw cublasLtMatmul, 1 streamdsl run(), 2 a captured graph replayed.
+// (A template, as ours(): the graph's type is named in a dependent context.)
+template <class C>
+void fp8_case(benchmark::State& state, std::size_t n, int mode) {
+  typed_buffer<__nv_fp8_e4m3> a(n * n), w(n * n);
+  typed_buffer<C> c(n * n), want(n * n);
+  typed_buffer<float> scales(2);
+  fill<<<bench::raw_blocks(), 256>>>(a.ptr, static_cast<long long>(n * n), 1);
+  fill<<<bench::raw_blocks(), 256>>>(w.ptr, static_cast<long long>(n * n), 5);
+  const float host_scales[2] = {0.5f, 0.25f};
+  check(cudaMemcpy(scales.ptr, host_scales, sizeof host_scales, cudaMemcpyHostToDevice), "scales");
+  check(cudaMemset(c.ptr, 0xff, n * n * sizeof(C)), "cudaMemset");
+  check(cudaDeviceSynchronize(), "fill");
+  bench::lt_handle lt;
+  bench::raw_options o;
+  o.fp8 = true;
+  o.c_type = data_type<C>();
+  o.scale_a = scales.ptr;
+  o.scale_b = scales.ptr + 1;
+  const auto ln = static_cast<long long>(n);
+  const bench::raw_matmul raw(lt.h, CUDA_R_8F_E4M3, ln, ln, ln, sd::cuda_detail::matmul_workspace_limit, o);
+  typed_buffer<char> workspace(std::max<std::size_t>(raw.workspace_needed(), 1));
+  const auto raw_run = [&](C* out) {
+    raw.issue(a.ptr, w.ptr, out, workspace.ptr, raw.workspace_needed(), nullptr);
+  };
+  raw_run(want.ptr);
+  const double bytes = static_cast<double>(n * n) * (2.0 + sizeof(C));  // two FP8 operands in, c out
+  if (mode == 0) {
+    time_on(state, nullptr, bytes, [&] { raw_run(c.ptr); });
+  } else {
+    sd::cuda_executor ex;
+    const sd::binding b[] = {sd::bind("a", static_cast<const __nv_fp8_e4m3*>(a.ptr), n, n),
+                             sd::bind("w", static_cast<const __nv_fp8_e4m3*>(w.ptr), n, n),
+                             sd::bind("sa", static_cast<const float*>(scales.ptr), 1),
+                             sd::bind("sw", static_cast<const float*>(scales.ptr + 1), 1),
+                             sd::bind("c", c.ptr, n, n)};
+    if (mode == 2) {
+      auto graph = sd::capture_bound(ex, fp8_linear<C>, sd::binding_list(b, 5));
+      time_on(state, nullptr, bytes, erased_launch{&launch_graph<decltype(graph)>, &graph});
+    } else {
+      time_on(state, nullptr, bytes, [&] { ex.run_bound(fp8_linear<C>, sd::binding_list(b, 5)); });
+    }
+  }
+  set_flops(state, n);
+  if (!same_values(c.ptr, want.ptr, n * n))
+    state.SkipWithError("the FP8 product differs from the raw call's");
+}
+
+// Arg 0: n; arg 1: 0 raw cublasLtMatmul, 1 streamdsl run(), 2 a captured graph replayed.
+void bm_matmul_fp8(benchmark::State& state) {
+  fp8_case<__nv_bfloat16>(state, static_cast<std::size_t>(state.range(0)), static_cast<int>(state.range(1)));
+}
+BENCHMARK(bm_matmul_fp8)
+    ->ArgsProduct({{4096, 8192}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 // relu(a b + bias): folded into the matmul by default, a separate kernel
 // under sd::no_fusion.
 template <class T, sd::options O>
@@ -332,6 +412,22 @@ class ratio_reporter : public benchmark::ConsoleReporter {
                       base / time >= 0.97 ? "" : "  (below 0.97x)");
         }
       }
+    std::printf(
+        "\nFP8 e4m3 x e4m3 -> bf16 with device scales: streamdsl vs raw cublasLtMatmul (speed ratio):\n");
+    for (const long n : {4096L, 8192L}) {
+      const std::string args = "bm_matmul_fp8/" + std::to_string(n) + "/";
+      const double base = find(args + "0");
+      for (int mode = 1; mode < 3; ++mode) {
+        const double time = find(args + std::to_string(mode));
+        if (base <= 0 || time <= 0) {
+          std::printf("  %ld^3 fp8   %-6s: missing\n", n, mode == 2 ? "graph" : "run()");
+          continue;
+        }
+        std::printf("  %ld^3 fp8   %-6s: %.3fx (raw %.3f ms, %.0f TFLOP/s)%s\n", n,
+                    mode == 2 ? "graph" : "run()", base / time, base, 2.0 * n * n * n / (base * 1e-3) / 1e12,
+                    base / time >= 0.97 ? "" : "  (below 0.97x)");
+      }
+    }
     std::printf(
         "\nrelu(a b + bias): folded (RELU_BIAS epilogue) against sd::no_fusion (matmul + kernel) and raw "
         "cuBLASLt with the epilogue (time ratios):\n");

@@ -327,6 +327,32 @@ def matmul_table(rows):
                   + " | ".join(cells) + " |")
 
 
+def fp8_matmul_table(rows):
+    """FP8 matmuls (bench/matmul.cu, bm_matmul_fp8): e4m3 x e4m3 into bf16
+    with device scales, c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw)),
+    against a raw cublasLtMatmul with the same descriptors; goal >= 0.97x raw."""
+    print("| fp8 matmul | raw | TFLOP/s | streamdsl run() | vs raw | streamdsl graph | vs raw |")
+    print("|---|---|---|---|---|---|---|")
+    for n in (4096, 8192):
+        raw = rows.get(f"bm_matmul_fp8/{n}/0")
+        if raw is None:
+            print(f"| {n}^3 e4m3 -> bf16 | missing | | | | | |")
+            continue
+        cells = []
+        for mode in (1, 2):
+            r = rows.get(f"bm_matmul_fp8/{n}/{mode}")
+            if r is None:
+                cells += ["missing", ""]
+                continue
+            speed = raw["seconds"] / r["seconds"] if r["seconds"] > 0 else 0.0
+            flag = " RESULTS WRONG" if r["error"] else ("" if speed >= 0.97 else " MISSED")
+            cells += [f"{r['seconds']*1e3:.3f} ms", f"{speed:.3f}x{flag}"]
+        flops = 2.0 * n ** 3
+        base = "RESULTS WRONG" if raw["error"] else f"{raw['seconds']*1e3:.3f} ms"
+        tflops = "" if raw["error"] or raw["seconds"] <= 0 else f"{flops / raw['seconds'] / 1e12:.1f}"
+        print(f"| {n}^3 e4m3 -> bf16 | {base} | {tflops} | " + " | ".join(cells) + " |")
+
+
 def epilogue_table(rows):
     """relu(a b + bias) (bench/matmul.cu, bm_epilogue): folded into the
     matmul (cuBLASLt's RELU_BIAS epilogue), the same program under
@@ -529,6 +555,9 @@ def main():
     if any(n.startswith("bm_matmul_") for n in rows):
         print()
         matmul_table(rows)
+    if any(n.startswith("bm_matmul_fp8/") for n in rows):
+        print()
+        fp8_matmul_table(rows)
     if any(n.startswith("bm_epilogue/") for n in rows):
         print()
         epilogue_table(rows)

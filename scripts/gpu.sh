@@ -47,11 +47,12 @@ echo "== compute-sanitizer =="
 # memory, chunked kernels), multi-segment launches, and reductions and scans
 # (CUB's kernels and the executor's carving of their storage), and rank-2
 # programs (kernels reading rows and columns, the block-per-row kernels), and
-# matmuls (cuBLASLt's kernels in the executor's workspace, the memsets of k = 0), and host
-# steps (cudaLaunchHostFunc after copies to pinned memory).
+# matmuls (cuBLASLt's kernels in the executor's workspace, the memsets of k = 0), host
+# steps (cudaLaunchHostFunc after copies to pinned memory), and FP8 (casts in fused
+# kernels, a matmul reading device scales written by a kernel).
 for tool in memcheck racecheck synccheck; do
   for t in test_cuda_executor test_cuda_steps test_cuda_launches test_cuda_reductions test_cuda_rows \
-    test_cuda_calls test_cuda_host_calls test_cuda_matmul; do
+    test_cuda_calls test_cuda_host_calls test_cuda_matmul test_cuda_fp8; do
     if compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/tests/$t" "[sanitize]" \
         >"$out/sanitizer_${t}_$tool.log" 2>&1; then
       status+=("compute-sanitizer $tool ($t): clean")

@@ -92,6 +92,7 @@ TEST_CASE("every integer width: names, sizes, categories, traits", "[dtype]") {
   STATIC_REQUIRE(sd::size_of(dtype::uint64) == 8);
   for (int k = 0; k < sd::dtype_count; ++k) {
     const auto t = static_cast<dtype>(k);
+    CHECK(sd::info_of(t).type == t);  // dtype_table's rows are in the enumerators' order
     CHECK(sd::name_of(t) != "?");
     CHECK(sd::size_of(t) >= 1);
     CHECK((sd::category_of(t) == sd::dtype_category::integral) ==

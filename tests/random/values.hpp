@@ -26,9 +26,9 @@ struct type_tag {
   using type = T;
 };
 
-// Calls f(type_tag<T>{}) with the C++ type of a host dtype. __half and
-// __nv_bfloat16 have no host type without the CUDA headers; the generator
-// never produces them.
+// Calls f(type_tag<T>{}) with the C++ type of a host dtype. __half,
+// __nv_bfloat16 and the FP8 types have no host type without the CUDA headers;
+// the generator never produces them.
 template <class F>
 decltype(auto) with_host_type(dtype t, F&& f) {
   switch (t) {
@@ -44,7 +44,9 @@ decltype(auto) with_host_type(dtype t, F&& f) {
     case dtype::float32: return f(type_tag<float>{});
     case dtype::float64: return f(type_tag<double>{});
     case dtype::float16:
-    case dtype::bfloat16: break;
+    case dtype::bfloat16:
+    case dtype::float8_e4m3:
+    case dtype::float8_e5m2: break;
   }
   throw std::logic_error("random-program tester: dtype " + std::string(name_of(t)) + " has no host type");
 }

@@ -50,6 +50,10 @@ enum class error_kind : std::uint8_t {
   collective_overlap,
   collective_type_unsupported,
   collective_bad_root,
+  arithmetic_on_fp8,
+  matmul_fp8_types,
+  matmul_fp8_layout,
+  matmul_scale,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -95,6 +99,10 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::collective_overlap: return "collective_source_overlaps_target";
     case error_kind::collective_type_unsupported: return "collective_reduce_op_unsupported_for_type";
     case error_kind::collective_bad_root: return "broadcast_root_is_negative";
+    case error_kind::arithmetic_on_fp8: return "fp8_values_only_convert";
+    case error_kind::matmul_fp8_types: return "fp8_matmul_types_unsupported";
+    case error_kind::matmul_fp8_layout: return "fp8_matmul_needs_b_read_transposed";
+    case error_kind::matmul_scale: return "matmul_scale_needs_a_0d_float_buffer";
   }
   return "?";
 }

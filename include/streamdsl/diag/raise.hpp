@@ -104,6 +104,18 @@ STREAMDSL_ERROR_TEMPLATE(collective_source_overlaps_target,
 STREAMDSL_ERROR_TEMPLATE(collective_reduce_op_unsupported_for_type,
                          "a collective's sd::reduce_op does not apply to the buffer's element type")
 STREAMDSL_ERROR_TEMPLATE(broadcast_root_is_negative, "sd::broadcast(x, root) with a negative root rank")
+STREAMDSL_ERROR_TEMPLATE(fp8_values_only_convert,
+                         "an operation other than sd::cast or sd::matmul takes an FP8 (__nv_fp8_e4m3 or "
+                         "__nv_fp8_e5m2) operand; convert it with sd::cast<float>(...) first")
+STREAMDSL_ERROR_TEMPLATE(fp8_matmul_types_unsupported,
+                         "an FP8 matmul of a type pair or into a result type cuBLASLt does not run")
+STREAMDSL_ERROR_TEMPLATE(
+    fp8_matmul_needs_b_read_transposed,
+    "an FP8 matmul must be sd::matmul(a, sd::transpose(b)) with a stored (m, k) and b (n, k) "
+    "(cuBLASLt's FP8 kernels take only the TN layout)")
+STREAMDSL_ERROR_TEMPLATE(matmul_scale_needs_a_0d_float_buffer,
+                         "sd::scales(sa, sb) of a matmul needs 0-d float buffers and FP8 operands")
+
 #undef STREAMDSL_ERROR_TEMPLATE
 
 // Message: a detail::fixed_string holding the message (see exact()).
@@ -190,6 +202,14 @@ constexpr bool raise() {
     return collective_reduce_op_unsupported_for_type<Message>::value;
   else if constexpr (Kind == collective_bad_root)
     return broadcast_root_is_negative<Message>::value;
+  else if constexpr (Kind == arithmetic_on_fp8)
+    return fp8_values_only_convert<Message>::value;
+  else if constexpr (Kind == matmul_fp8_types)
+    return fp8_matmul_types_unsupported<Message>::value;
+  else if constexpr (Kind == matmul_fp8_layout)
+    return fp8_matmul_needs_b_read_transposed<Message>::value;
+  else if constexpr (Kind == matmul_scale)
+    return matmul_scale_needs_a_0d_float_buffer<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

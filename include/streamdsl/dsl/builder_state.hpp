@@ -223,6 +223,11 @@ class builder_state {
     n.domain = ir.nodes[a.node].domain;
     n.parts = ir.nodes[a.node].parts;
     operand r{push(n), {result, a.type.power}};
+    if (is_fp8(a.type.type) && code != ir::op::cast) {
+      expression_error(diag::error_kind::arithmetic_on_fp8, r.node,
+                       messages::fp8_operand(ir, code, a.node, a.type.type));
+      return r;
+    }
     // Which operands an op accepts is its table row's operand rule (as in
     // check_binary); the messages name the operator (- or !).
     switch (ir::info(code).operands) {
@@ -273,6 +278,12 @@ class builder_state {
         expression_error(diag::error_kind::arithmetic_on_bool, r.node,
                          messages::arithmetic_on_bools(ir, code, a.node));
         break;
+      case binary_rule::fp8_operand: {
+        const auto bad = is_fp8(a.type.type) ? a : b;
+        expression_error(diag::error_kind::arithmetic_on_fp8, r.node,
+                         messages::fp8_operand(ir, code, bad.node, bad.type.type));
+        break;
+      }
       case binary_rule::needs_integers: {
         const auto bad = operand_accepted(ir::info(code).operands, a.type.type) ? b : a;
         expression_error(code == ir::op::mod ? diag::error_kind::remainder_of_non_integer
@@ -409,6 +420,9 @@ class builder_state {
       fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, target.buffer));
     else if (unwritten >= 0)
       fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
+    else if (is_fp8(value.type.type))
+      fail(diag::error_kind::arithmetic_on_fp8,
+           messages::fp8_step_input(ir, index, code, value.node, value.type.type));
     else if (ir::info(code).result == ir::step_result::floating &&
              category_of(value.type.type) != dtype_category::floating)
       fail(diag::error_kind::reduction_needs_floating,
@@ -438,7 +452,11 @@ class builder_state {
   // `target = sd::matmul(a, b)` (ops/matmul.hpp): op(a) over (m, k), op(b)
   // over (k, n), target over (m, n), one floating type (ir::matmul_supports);
   // mode: the transposes and TF32 (ir::matmul_tf32, float operands only).
-  constexpr void matmul(ir::region target, std::int32_t a, std::int32_t b, std::uint8_t mode) {
+  // FP8 operands (ir::matmul_fp8_pair) as cuBLASLt takes them: b read
+  // transposed, a not, each maybe scaled by a 0-d float buffer (sd::scales;
+  // scale_a, scale_b: -1 for none).
+  constexpr void matmul(ir::region target, std::int32_t a, std::int32_t b, std::uint8_t mode,
+                        std::int32_t scale_a = -1, std::int32_t scale_b = -1) {
     const auto& c = ir.buffers[target.buffer];
     ir::statement s{};
     s.kind = ir::stmt_kind::step;
@@ -446,9 +464,15 @@ class builder_state {
     s.stream = current_stream;
     s.target = target.buffer;
     s.matmul_mode = mode;
+    s.scale_a = scale_a;
+    s.scale_b = scale_b;
     begin_accesses(s);
     ir.accesses.push_back(ir::whole(a));
     if (b != a) ir.accesses.push_back(ir::whole(b));
+    // The scales after the operands, one read when both are one buffer
+    // (ir::matmul_operands_of counts them so; a scale that is an operand is an error below).
+    if (scale_a >= 0) ir.accesses.push_back(ir::whole(scale_a));
+    if (scale_b >= 0 && scale_b != scale_a) ir.accesses.push_back(ir::whole(scale_b));
     end_accesses(s, target);
     const auto index = push(s);
     const auto& x = ir.buffers[a];
@@ -464,6 +488,13 @@ class builder_state {
     const bool ta = (mode & ir::transpose_a) != 0, tb = (mode & ir::transpose_b) != 0;
     const std::int32_t m = ta ? dx.inner : dx.outer, k = ta ? dx.outer : dx.inner;
     const std::int32_t k2 = tb ? dy.inner : dy.outer, n = tb ? dy.outer : dy.inner;
+    const bool fp8 = is_fp8(x.type) || is_fp8(y.type);
+    // A scale must be a 0-d float buffer, of an FP8 matmul.
+    auto bad = [&](std::int32_t scale) {
+      return scale >= 0 &&
+             (!fp8 || ir.buffers[scale].domain >= 0 || ir.buffers[scale].type != dtype::float32);
+    };
+    const std::int32_t bad_scale = bad(scale_a) ? scale_a : bad(scale_b) ? scale_b : -1;
     if (host >= 0)
       fail(diag::error_kind::host_memory_in_expression,
            messages::host_memory_in_statement(ir, index, host, host == target.buffer));
@@ -477,14 +508,22 @@ class builder_state {
                                               !rank2(x)   ? a
                                               : !rank2(y) ? b
                                                           : target.buffer));
-    else if (x.type != y.type || !ir::matmul_supports(x.type))
+    else if (fp8 && !ir::matmul_fp8_pair(x.type, y.type))
+      fail(diag::error_kind::matmul_fp8_types, messages::matmul_fp8_types(ir, index, a, b));
+    else if (!fp8 && (x.type != y.type || !ir::matmul_supports(x.type)))
       fail(diag::error_kind::matmul_type_unsupported, messages::matmul_type_unsupported(ir, index, a, b));
     else if (k != k2 || c.domain != product_of(m, n))
       fail(diag::error_kind::matmul_shapes_differ, messages::matmul_shapes_differ(ir, index, m, k, k2, n));
+    else if (fp8 && !ir::matmul_stores(x.type, c.type))
+      fail(diag::error_kind::matmul_fp8_types, messages::matmul_fp8_result_type(ir, index, a, b));
     else if (!ir::matmul_stores(x.type, c.type))
       fail(diag::error_kind::matmul_type_unsupported, messages::matmul_result_type(ir, index, a));
     else if ((mode & ir::matmul_tf32) != 0 && x.type != dtype::float32)
       fail(diag::error_kind::matmul_type_unsupported, messages::matmul_tf32_type(ir, index, a));
+    else if (fp8 && (ta || !tb))
+      fail(diag::error_kind::matmul_fp8_layout, messages::matmul_fp8_layout(ir, index, a, b, ta, tb));
+    else if (bad_scale >= 0)
+      fail(diag::error_kind::matmul_scale, messages::matmul_bad_scale(ir, index, bad_scale, fp8));
     else if (target.buffer == a || target.buffer == b)
       fail(diag::error_kind::matmul_result_overlaps_operand,
            messages::matmul_result_overlaps_operand(ir, index));
@@ -869,8 +908,8 @@ struct builder_access {
     s.reduce_or_scan(code, target, value, axis);
   }
   static constexpr void matmul(builder_state& s, ir::region target, std::int32_t a, std::int32_t b,
-                               std::uint8_t mode) {
-    s.matmul(target, a, b, mode);
+                               std::uint8_t mode, std::int32_t scale_a = -1, std::int32_t scale_b = -1) {
+    s.matmul(target, a, b, mode, scale_a, scale_b);
   }
   static constexpr void call(builder_state& s, detail::string_view name, const ir::region* reads,
                              std::size_t read_count, const ir::region* writes, std::size_t write_count,

@@ -47,7 +47,13 @@ struct matmul_operand {
 struct matmul_value {
   builder_state* state;
   matmul_operand a, b;
-  bool tf32 = false;  // sd::matmul(a, b, sd::tf32)
+  bool tf32 = false;                        // sd::matmul(a, b, sd::tf32)
+  std::int32_t scale_a = -1, scale_b = -1;  // sd::matmul(a, b, sd::scales(sa, sb)): 0-d buffers
+};
+// sd::scales(sa, sb): the per-tensor scales of an FP8 matmul's operands.
+struct matmul_scales {
+  builder_state* state;
+  std::int32_t a, b;
 };
 
 template <class X>

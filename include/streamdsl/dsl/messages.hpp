@@ -184,6 +184,16 @@ constexpr text arithmetic_on_bools(const ir::program& p, ir::op code, std::int32
   return t;
 }
 
+// An FP8 operand of an operation other than sd::cast.
+constexpr text fp8_operand(const ir::program& p, ir::op code, std::int32_t operand, dtype type) {
+  text t;
+  t << "applies " << ir::spelling(code) << " to " << a_type(type).view()
+    << " operand; FP8 values only convert (as in PyTorch): compute in float, e.g. ";
+  spell_fix(t, p, "sd::cast<float>(", operand, ")");
+  t << ", and store an FP8 result with sd::cast<" << name_of(type) << ">(...)";
+  return t;
+}
+
 // An operand of `code` (%, ~, &, |, ^, <<, >>) is not of a type the op
 // takes: `bad`, of type `type`; a and b are the node's operands (b = -1 for ~).
 constexpr text needs_integer_operands(const ir::program& p, ir::op code, std::int32_t bad, dtype type,
@@ -307,8 +317,9 @@ constexpr text narrowing_store(const ir::program& p, std::int32_t stmt, std::int
   text t;
   diag::describe_statement(ir::view_of(p), stmt, t);
   t << " stores " << a_type(value_type).view() << " value in the " << name_of(b.type) << " buffer '" << name
-    << "', which can lose information; if that is intended, write `" << name << " = sd::cast<"
-    << name_of(b.type) << ">(";
+    << (is_fp8(value_type) ? "'; FP8 values convert only explicitly: write `"
+                           : "', which can lose information; if that is intended, write `")
+    << name << " = sd::cast<" << name_of(b.type) << ">(";
   diag::append_elided(t, expr_text(p, value).view(), diag::code_limit);
   t << ")`";
   return t;
@@ -365,6 +376,18 @@ constexpr text step_result_narrowing(const ir::program& p, std::int32_t stmt, st
     << name_of(b.type) << " buffer '" << name << "', which can lose information; declare '" << name << "' as "
     << name_of(result) << " and convert it afterwards if you need to (`t = sd::cast<" << name_of(b.type)
     << ">(" << name << ")`)";
+  return t;
+}
+
+constexpr text fp8_step_input(const ir::program& p, std::int32_t stmt, ir::step_code code, std::int32_t value,
+                              dtype type) {
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << ": " << ir::info(code).spelling << " of " << a_type(type).view()
+    << " expression; FP8 values only convert (as in PyTorch): write `" << ir::info(code).spelling
+    << "(sd::cast<float>(";
+  diag::append_elided(t, expr_text(p, value).view(), diag::code_limit);
+  t << "))`";
   return t;
 }
 
@@ -480,6 +503,72 @@ constexpr text matmul_type_unsupported(const ir::program& p, std::int32_t stmt, 
   t << " multiplies " << name_of(x.type) << " matrices; sd::matmul multiplies float, double, __half and "
     << "__nv_bfloat16 (as cuBLAS does): convert them into float temps first, e.g. `t = sd::cast<float>("
     << p.name(x.name) << ")`";
+  return t;
+}
+
+// An FP8 matmul of a pair cuBLASLt does not run (e5m2 x e5m2, FP8 x another type).
+constexpr text matmul_fp8_types(const ir::program& p, std::int32_t stmt, std::int32_t a, std::int32_t b) {
+  const auto& x = p.buffers[a];
+  const auto& y = p.buffers[b];
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " multiplies '" << p.name(x.name) << "' (" << name_of(x.type) << ") by '" << p.name(y.name) << "' ("
+    << name_of(y.type) << ")";
+  if (is_fp8(x.type) && is_fp8(y.type))
+    t << "; cuBLASLt multiplies __nv_fp8_e4m3 by __nv_fp8_e4m3 or by __nv_fp8_e5m2 (either order), not two "
+         "__nv_fp8_e5m2 operands: quantize one of them to __nv_fp8_e4m3 (e.g. `t = sd::cast<__nv_fp8_e4m3>("
+      << "sd::cast<float>(" << p.name(y.name) << "))`)";
+  else
+    t << "; an FP8 matmul multiplies two FP8 operands: quantize the other one too (e.g. `t = "
+         "sd::cast<__nv_fp8_e4m3>("
+      << p.name(is_fp8(x.type) ? y.name : x.name) << " * scale)`), or convert the FP8 one to a wider type";
+  return t;
+}
+constexpr text matmul_fp8_result_type(const ir::program& p, std::int32_t stmt, std::int32_t a,
+                                      std::int32_t b) {
+  const auto& c = p.buffers[p.stmts[stmt].target];
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " stores the product of " << name_of(p.buffers[a].type) << " and " << name_of(p.buffers[b].type)
+    << " matrices in '" << p.name(c.name) << "' (" << name_of(c.type)
+    << "); an FP8 matmul stores its product in __nv_bfloat16, __half or float (as cuBLASLt, with float "
+       "accumulation): declare '"
+    << p.name(c.name) << "' as one of them and convert afterwards if you need to";
+  return t;
+}
+// An FP8 matmul whose operands are not read as cuBLASLt's FP8 kernels take them.
+constexpr text matmul_fp8_layout(const ir::program& p, std::int32_t stmt, std::int32_t a, std::int32_t b,
+                                 bool ta, bool tb) {
+  const auto an = p.name(p.buffers[a].name), bn = p.name(p.buffers[b].name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " multiplies FP8 matrices as `sd::matmul(" << (ta ? "sd::transpose(" : "") << an << (ta ? ")" : "")
+    << ", " << (tb ? "sd::transpose(" : "") << bn << (tb ? ")" : "")
+    << ")`; cuBLASLt's FP8 kernels take only its TN layout, which is `sd::matmul(a, sd::transpose(w))` with "
+       "a "
+       "stored (m, k) and w stored (n, k), as a linear layer's weight:";
+  if (ta) t << " store '" << an << "' as (m, k) (a transposed copy of it) and read it as stored;";
+  if (!tb)
+    t << " store '" << bn << "' as (n, k) (a transposed copy of it, e.g. `" << bn
+      << "_t`) and read it with sd::transpose(" << bn << "_t);";
+  t << " then write `c = sd::matmul(a, sd::transpose(w), ...)`";
+  return t;
+}
+constexpr text matmul_bad_scale(const ir::program& p, std::int32_t stmt, std::int32_t scale, bool fp8) {
+  const auto& b = p.buffers[scale];
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  if (!fp8) {
+    t << " passes sd::scales(...) to a matmul whose operands are not FP8; scales apply to __nv_fp8_e4m3 and "
+         "__nv_fp8_e5m2 operands only (multiply the product instead, e.g. `c = s * sd::matmul(a, b)`)";
+    return t;
+  }
+  t << " scales an operand by '" << p.name(b.name) << "' (" << name_of(b.type);
+  if (b.domain >= 0) t << ", over domain '" << ir::view_of(p).domain_name(b.domain) << '\'';
+  t << "); an FP8 matmul's scales are 0-d float buffers (cuBLASLt reads one float per operand on the "
+       "device): "
+       "declare it with sd::scalar, e.g. p.input<float>(\""
+    << p.name(b.name) << "\", sd::scalar)";
   return t;
 }
 
@@ -786,6 +875,8 @@ STREAMDSL_UNSHOWN_MESSAGE(incompatible_operands)
 STREAMDSL_UNSHOWN_MESSAGE(logical_of_non_bool)
 STREAMDSL_UNSHOWN_MESSAGE(arithmetic_on_bools)
 STREAMDSL_UNSHOWN_MESSAGE(needs_integer_operands)
+STREAMDSL_UNSHOWN_MESSAGE(fp8_operand)
+STREAMDSL_UNSHOWN_MESSAGE(fp8_step_input)
 STREAMDSL_UNSHOWN_MESSAGE(where_condition_not_bool)
 STREAMDSL_UNSHOWN_MESSAGE(where_branches_differ)
 STREAMDSL_UNSHOWN_MESSAGE(operand_domains_differ)
@@ -802,6 +893,10 @@ STREAMDSL_UNSHOWN_MESSAGE(matmul_type_unsupported)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_shapes_differ)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_result_type)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_tf32_type)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_fp8_types)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_fp8_result_type)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_fp8_layout)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_bad_scale)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_result_overlaps_operand)
 STREAMDSL_UNSHOWN_MESSAGE(call_lists_a_region_twice)
 STREAMDSL_UNSHOWN_MESSAGE(host_call_touches_device_memory)

@@ -25,6 +25,7 @@ enum class binary_rule : std::uint8_t {
   logical_needs_bool,
   no_arithmetic_on_bool,
   needs_integers,  // an operand of %, &, |, ^, << or >> of a type the op does not take (operand_accepted)
+  fp8_operand,     // an FP8 operand: FP8 values only convert (sd::cast), as in PyTorch
 };
 
 // Whether one operand of type t meets an integer-only rule (integral:
@@ -39,6 +40,7 @@ constexpr bool operand_accepted(ir::operand_rule rule, dtype t) {
 }
 // Which operands an op accepts is its table row's operand rule.
 constexpr binary_rule check_binary(ir::op code, typed a, typed b) {
+  if (is_fp8(a.type) || is_fp8(b.type)) return binary_rule::fp8_operand;
   if (!combinable(a, b)) return binary_rule::incompatible;
   switch (ir::info(code).operands) {
     case ir::operand_rule::any: break;

@@ -54,12 +54,17 @@ constexpr copy_regions copy_regions_of(const program_view& p, const statement& s
 // after them.
 struct matmul_buffers {
   std::int32_t a = -1, b = -1, bias = -1;
+  std::int32_t scale_a = -1, scale_b = -1;  // sd::scales(sa, sb): 0-d float buffers (-1: none)
 };
+// The reads are a, b (unless it is a), the bias (matmul_bias), then the
+// scales (each once).
 constexpr matmul_buffers matmul_operands_of(const program_view& p, const statement& s) {
   const auto reads = reads_of(p, s);
   const bool bias = (s.matmul_mode & matmul_bias) != 0;
-  const auto last = reads.size() - (bias ? 2 : 1);
-  return {reads[0].buffer, reads[last].buffer, bias ? reads[reads.size() - 1].buffer : -1};
+  const std::size_t scales =
+      (s.scale_a >= 0 ? 1u : 0u) + (s.scale_b >= 0 && s.scale_b != s.scale_a ? 1u : 0u);
+  const auto last = reads.size() - scales - (bias ? 2 : 1);
+  return {reads[0].buffer, reads[last].buffer, bias ? reads[last + 1].buffer : -1, s.scale_a, s.scale_b};
 }
 
 // The region an assignment writes.

@@ -7,20 +7,23 @@
 // signed type (uint8_t + int8_t is int16_t, as in PyTorch); uint64_t has no
 // wider signed type, and mixing it with a signed integer of equal strength
 // is refused (PyTorch 2.x refuses it too).
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
 #include "../detail/string_view.hpp"
 
-// CUDA's 16-bit float types are element types under nvcc (and with
+// CUDA's 16-bit and 8-bit float types are element types under nvcc (and with
 // STREAMDSL_WITH_CUDA_HEADERS under another compiler). They are only declared
-// here: cuda_fp16.h and cuda_bf16.h cost every nvcc translation unit ~0.6 s
-// (docs/benchmarks.md, "Compile time"), so a program that uses them includes
-// them itself; the executors that need their definitions say so (CUDA) or
-// include them (host executor).
+// here: cuda_fp16.h, cuda_bf16.h and cuda_fp8.h cost every nvcc translation
+// unit ~0.6 s (docs/benchmarks.md, "Compile time"), so a program that uses them
+// includes them itself; the executors that need their definitions say so (CUDA)
+// or include them (host executor).
 #if defined(__CUDACC__) || defined(STREAMDSL_WITH_CUDA_HEADERS)
 struct __half;
 struct __nv_bfloat16;
+struct __nv_fp8_e4m3;
+struct __nv_fp8_e5m2;
 #define STREAMDSL_HAS_HALF 1
 #endif
 
@@ -40,6 +43,8 @@ enum class dtype : std::uint8_t {
   uint64,
   float16,
   bfloat16,
+  float8_e4m3,  // __nv_fp8_e4m3: 4 exponent bits, 3 mantissa bits, no infinity, max 448
+  float8_e5m2,  // __nv_fp8_e5m2: 5 exponent bits, 2 mantissa bits, IEEE-like, max 57344
   float32,
   float64,
 };
@@ -50,61 +55,57 @@ enum class dtype_category : std::uint8_t { boolean, integral, floating };
 // How strongly an operand's type takes part in promotion.
 enum class strength : std::uint8_t { literal, scalar, tensor };
 
-constexpr detail::string_view name_of(dtype t) {
-  switch (t) {
-    case dtype::boolean: return "bool";
-    case dtype::int8: return "int8_t";
-    case dtype::int16: return "int16_t";
-    case dtype::int32: return "int32_t";
-    case dtype::int64: return "int64_t";
-    case dtype::uint8: return "uint8_t";
-    case dtype::uint16: return "uint16_t";
-    case dtype::uint32: return "uint32_t";
-    case dtype::uint64: return "uint64_t";
-    case dtype::float16: return "__half";
-    case dtype::bfloat16: return "__nv_bfloat16";
-    case dtype::float32: return "float";
-    case dtype::float64: return "double";
-  }
-  return "?";
-}
+// One row per element type, in the enumerators' order.
+struct dtype_info {
+  dtype type;
+  detail::string_view name;  // its C++ spelling
+  std::size_t size;          // bytes
+  dtype_category category;
+  bool cuda_type;  // CUDA's own type: defined only by CUDA's headers (STREAMDSL_HAS_HALF)
+  bool fp8;        // an 8-bit float: storage only; values convert (sd::cast), never compute
+};
 
-constexpr std::size_t size_of(dtype t) {
-  switch (t) {
-    case dtype::boolean:
-    case dtype::int8:
-    case dtype::uint8: return 1;
-    case dtype::int16:
-    case dtype::uint16:
-    case dtype::float16:
-    case dtype::bfloat16: return 2;
-    case dtype::int32:
-    case dtype::uint32:
-    case dtype::float32: return 4;
-    case dtype::int64:
-    case dtype::uint64:
-    case dtype::float64: return 8;
-  }
-  return 0;
-}
+// clang-format off
+inline constexpr dtype_info dtype_table[] = {
+    // type               name              size category                   cuda   fp8
+    {dtype::boolean,     "bool",            1, dtype_category::boolean,  false, false},
+    {dtype::int8,        "int8_t",          1, dtype_category::integral, false, false},
+    {dtype::int16,       "int16_t",         2, dtype_category::integral, false, false},
+    {dtype::int32,       "int32_t",         4, dtype_category::integral, false, false},
+    {dtype::int64,       "int64_t",         8, dtype_category::integral, false, false},
+    {dtype::uint8,       "uint8_t",         1, dtype_category::integral, false, false},
+    {dtype::uint16,      "uint16_t",        2, dtype_category::integral, false, false},
+    {dtype::uint32,      "uint32_t",        4, dtype_category::integral, false, false},
+    {dtype::uint64,      "uint64_t",        8, dtype_category::integral, false, false},
+    {dtype::float16,     "__half",          2, dtype_category::floating, true,  false},
+    {dtype::bfloat16,    "__nv_bfloat16",   2, dtype_category::floating, true,  false},
+    {dtype::float8_e4m3, "__nv_fp8_e4m3",   1, dtype_category::floating, true,  true},
+    {dtype::float8_e5m2, "__nv_fp8_e5m2",   1, dtype_category::floating, true,  true},
+    {dtype::float32,     "float",           4, dtype_category::floating, false, false},
+    {dtype::float64,     "double",          8, dtype_category::floating, false, false},
+};
+// clang-format on
+static_assert(sizeof(dtype_table) / sizeof(dtype_table[0]) == dtype_count, "one row per dtype");
 
-constexpr dtype_category category_of(dtype t) {
-  switch (t) {
-    case dtype::boolean: return dtype_category::boolean;
-    case dtype::float16:
-    case dtype::bfloat16:
-    case dtype::float32:
-    case dtype::float64: return dtype_category::floating;
-    default: return dtype_category::integral;
-  }
-}
+constexpr const dtype_info& info_of(dtype t) { return dtype_table[static_cast<std::size_t>(t)]; }
+constexpr detail::string_view name_of(dtype t) { return info_of(t).name; }
+constexpr std::size_t size_of(dtype t) { return info_of(t).size; }
+constexpr dtype_category category_of(dtype t) { return info_of(t).category; }
+// Whether the type is CUDA's (__half, __nv_bfloat16, the FP8 types): the host
+// executor evaluates it only with CUDA's headers, a CUDA unit needs its header.
+constexpr bool is_cuda_type(dtype t) { return info_of(t).cuda_type; }
+// __nv_fp8_e4m3 and __nv_fp8_e5m2: sd::cast converts to and from them and
+// sd::matmul multiplies them; no other operation takes them (as PyTorch).
+constexpr bool is_fp8(dtype t) { return info_of(t).fp8; }
 
 constexpr bool is_unsigned_integer(dtype t) { return t >= dtype::uint8 && t <= dtype::uint64; }
 constexpr bool is_signed_integer(dtype t) { return t >= dtype::int8 && t <= dtype::int64; }
 
 // __half and __nv_bfloat16 cannot represent each other, nor can uint64_t and
-// a signed integer type (no wider signed type holds both); mixing them needs a cast.
+// a signed integer type (no wider signed type holds both); mixing them needs a
+// cast. An FP8 type mixes with no other type (it only converts, sd::cast).
 constexpr bool compatible(dtype a, dtype b) {
+  if (a != b && (is_fp8(a) || is_fp8(b))) return false;
   if ((a == dtype::float16 && b == dtype::bfloat16) || (a == dtype::bfloat16 && b == dtype::float16))
     return false;
   return !((a == dtype::uint64 && is_signed_integer(b)) || (b == dtype::uint64 && is_signed_integer(a)));
@@ -237,6 +238,14 @@ template <>
 struct dtype_traits<__nv_bfloat16> {
   static constexpr dtype value = dtype::bfloat16;
 };
+template <>
+struct dtype_traits<__nv_fp8_e4m3> {
+  static constexpr dtype value = dtype::float8_e4m3;
+};
+template <>
+struct dtype_traits<__nv_fp8_e5m2> {
+  static constexpr dtype value = dtype::float8_e5m2;
+};
 #endif
 
 template <class T>
@@ -250,6 +259,8 @@ inline constexpr dtype dtype_v = dtype_traits<std::remove_cv_t<T>>::value;
 namespace detail {
 struct half_unavailable;  // __half without CUDA headers
 struct bfloat16_unavailable;
+struct fp8_e4m3_unavailable;
+struct fp8_e5m2_unavailable;
 template <dtype D>
 struct type_of_impl;
 template <>
@@ -305,6 +316,14 @@ template <>
 struct type_of_impl<dtype::bfloat16> {
   using type = __nv_bfloat16;
 };
+template <>
+struct type_of_impl<dtype::float8_e4m3> {
+  using type = __nv_fp8_e4m3;
+};
+template <>
+struct type_of_impl<dtype::float8_e5m2> {
+  using type = __nv_fp8_e5m2;
+};
 #else
 template <>
 struct type_of_impl<dtype::float16> {
@@ -313,6 +332,14 @@ struct type_of_impl<dtype::float16> {
 template <>
 struct type_of_impl<dtype::bfloat16> {
   using type = bfloat16_unavailable;
+};
+template <>
+struct type_of_impl<dtype::float8_e4m3> {
+  using type = fp8_e4m3_unavailable;
+};
+template <>
+struct type_of_impl<dtype::float8_e5m2> {
+  using type = fp8_e5m2_unavailable;
 };
 #endif
 }  // namespace detail

@@ -106,6 +106,8 @@ namespace streamdsl::ir {
         if (mode & transpose_b) out << "sd::transpose(" << p.buffer_name(m.b) << ')';
         if (!(mode & transpose_b)) out << p.buffer_name(m.b);
         if (mode & matmul_tf32) out << ", sd::tf32";
+        if (m.scale_a >= 0 && m.scale_b >= 0)
+          out << ", sd::scales(" << p.buffer_name(m.scale_a) << ", " << p.buffer_name(m.scale_b) << ')';
         out << ')';
         if (m.bias >= 0) out << " + " << p.buffer_name(m.bias);
         if (act) out << ')';

@@ -44,6 +44,9 @@ struct statement {
   std::int32_t binds = -1;   // wait: index of the record it waits for
   std::int32_t origin = -1;  // index in the user's program (-1: inserted by a pass)
   std::int32_t axis = -1;    // a reduction or scan: the domain it runs along (its rows'), -1: all of it
+  // A matmul with sd::scales(sa, sb): the 0-d float buffers scaling a and b
+  // (FP8 operands; -1: none). They are reads too, after the other operands.
+  std::int32_t scale_a = -1, scale_b = -1;
   // assign and step: the regions it reads, each once, then the regions it
   // writes, at program::accesses[accesses_first ...] (found once when the
   // statement is written; the passes ask for them many times).

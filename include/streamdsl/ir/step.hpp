@@ -168,16 +168,24 @@ constexpr detail::string_view matmul_epilogue_name(std::uint8_t mode) {
 }
 
 // The type a matmul of operands of type `in` multiplies and adds in: float
-// for the 16-bit float types (as cuBLAS's CUBLAS_COMPUTE_32F), else `in`.
+// for the 16-bit and 8-bit float types (as cuBLAS's CUBLAS_COMPUTE_32F), else `in`.
 constexpr dtype matmul_accumulation_type(dtype in) {
-  return in == dtype::float16 || in == dtype::bfloat16 ? dtype::float32 : in;
+  return in == dtype::float16 || in == dtype::bfloat16 || is_fp8(in) ? dtype::float32 : in;
 }
 // Whether sd::matmul multiplies operands of this type (cuBLAS's floating types).
 constexpr bool matmul_supports(dtype in) { return category_of(in) == dtype_category::floating; }
+// The FP8 operand pairs (a, b) cuBLASLt multiplies on sm_90: e4m3 x e4m3,
+// e4m3 x e5m2 and e5m2 x e4m3; not e5m2 x e5m2.
+constexpr bool matmul_fp8_pair(dtype a, dtype b) {
+  return is_fp8(a) && is_fp8(b) && !(a == dtype::float8_e5m2 && b == dtype::float8_e5m2);
+}
 // Whether a matmul of operands of type `in` stores its product in a buffer of
 // type `out`: the operands' type, or float for the 16-bit float types (the
-// pairs cuBLASLt computes; any other is a cast the user writes after it).
+// pairs cuBLASLt computes; any other is a cast the user writes after it); FP8
+// operands into __nv_bfloat16, __half or float (cuBLASLt's FP8 outputs of
+// FP8 type need a D scale and are not offered).
 constexpr bool matmul_stores(dtype in, dtype out) {
+  if (is_fp8(in)) return out == dtype::bfloat16 || out == dtype::float16 || out == dtype::float32;
   return out == in || (out == dtype::float32 && matmul_accumulation_type(in) == dtype::float32);
 }
 
@@ -190,7 +198,8 @@ constexpr bool matmul_stores(dtype in, dtype out) {
 // docs/concepts.md, "Matmul"), far above float's rounding, below bfloat16's
 // and about __half's.
 constexpr bool matmul_epilogue_supported(dtype in, dtype out, std::uint8_t mode) {
-  if (!matmul_stores(in, out) || in == dtype::float64) return false;
+  // FP8: not folded (cuBLASLt's FP8 epilogues have their own bias types; not measured).
+  if (!matmul_stores(in, out) || in == dtype::float64 || is_fp8(in)) return false;
   return (mode & matmul_gelu_tanh) == 0 || out == dtype::float16 || out == dtype::bfloat16;
 }
 

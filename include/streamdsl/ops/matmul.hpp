@@ -61,4 +61,31 @@ constexpr detail::matmul_value matmul(const A& a, const B& b, tf32_t) {
   return v;
 }
 
+// FP8 matmuls (__nv_fp8_e4m3, __nv_fp8_e5m2 operands; not both e5m2):
+// `c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw))` computes
+// c = (sa * sw) * (a w^T), products of the FP8 values added in float and
+// rounded once to c's type (__nv_bfloat16, __half or float). sa and sw are
+// 0-d float buffers read on the device when the step runs (cuBLASLt's
+// CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER): the step reads them, so races,
+// syncs and the memory plan see them, and a scale computed by an earlier
+// statement (an amax reduction, say) needs no host round trip. Without
+// sd::scales both are 1. cuBLASLt's FP8 kernels take only its "TN" layout,
+// which in streamdsl's row-major terms is a stored (m, k) and w stored
+// (n, k) read transposed (a linear layer's weight); any other layout is a
+// compile error saying which buffer to store transposed. When bound, k and n
+// must be multiples of 16 and every operand 16-byte aligned (cuBLASLt's FP8
+// requirements; the CUDA executor throws sd::binding_error before launch).
+template <detail::whole_buffer_handle SA, detail::whole_buffer_handle SB>
+constexpr detail::matmul_scales scales(const SA& sa, const SB& sb) {
+  return {detail::builder_access::state_of(sa), sa.id(), sb.id()};
+}
+
+template <detail::matmul_operand_like A, detail::matmul_operand_like B>
+constexpr detail::matmul_value matmul(const A& a, const B& b, detail::matmul_scales s) {
+  auto v = matmul(a, b);
+  v.scale_a = s.a;
+  v.scale_b = s.b;
+  return v;
+}
+
 }  // namespace streamdsl

@@ -175,9 +175,9 @@ namespace {
 // each key without a search (loop_table.hpp).
 constexpr bool loop_slots_are_distinct() {
   using namespace sd::host_detail;
-  constexpr sd::dtype types[] = {sd::dtype::boolean, sd::dtype::int32,    sd::dtype::int64,
-                                 sd::dtype::float16, sd::dtype::bfloat16, sd::dtype::float32,
-                                 sd::dtype::float64};
+  constexpr sd::dtype types[] = {sd::dtype::boolean,     sd::dtype::int32,    sd::dtype::int64,
+                                 sd::dtype::float16,     sd::dtype::bfloat16, sd::dtype::float8_e4m3,
+                                 sd::dtype::float8_e5m2, sd::dtype::float32,  sd::dtype::float64};
   sd::detail::dyn_array<loop_key> keys;
   for (const auto t : types) {
     keys.push_back(fill_key(t));

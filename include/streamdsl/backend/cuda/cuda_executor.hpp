@@ -54,6 +54,7 @@
 #if !defined(__CUDA_ARCH__)
 #include <cstring>
 
+#include "../../detail/fp8_bits.hpp"
 #include "../../detail/half_bits.hpp"
 #include "../../detail/text.hpp"
 #include "../../ir/render.hpp"
@@ -1211,6 +1212,13 @@ inline unsigned long long cuda_executor::param_bits(dtype t, const binding& b) {
       break;
     }
     case dtype::float64: std::memcpy(&d, v, sizeof d); break;
+    case dtype::float8_e4m3:
+    case dtype::float8_e5m2: {  // FP8: from their bits
+      std::uint8_t raw;
+      std::memcpy(&raw, v, sizeof raw);
+      d = t == dtype::float8_e4m3 ? detail::fp8_e4m3_bits_to_float(raw) : detail::fp8_e5m2_bits_to_float(raw);
+      break;
+    }
     default: {  // 16-bit floats: from their bits
       std::uint16_t raw;
       std::memcpy(&raw, v, sizeof raw);

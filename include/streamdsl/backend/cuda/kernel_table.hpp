@@ -282,6 +282,11 @@ constexpr detail::fixed_array<launch_fn, sizeof...(K)> make_launchers(std::index
       !Program::plan().uses_type(dtype::bfloat16) || defined_for<__nv_bfloat16, Program>,
       "streamdsl: this program computes with __nv_bfloat16: #include <cuda_bf16.h> in this file "
       "(streamdsl only declares __nv_bfloat16; its header costs every translation unit ~0.3 s under nvcc)");
+  static_assert(
+      !(Program::plan().uses_type(dtype::float8_e4m3) || Program::plan().uses_type(dtype::float8_e5m2)) ||
+          defined_for<__nv_fp8_e4m3, Program>,
+      "streamdsl: this program computes with an FP8 type: #include <cuda_fp8.h> in this file "
+      "(streamdsl only declares __nv_fp8_e4m3 and __nv_fp8_e5m2)");
   return {launcher_of<Program, K>::value...};
 }
 

@@ -24,6 +24,20 @@
 // and beta = 0 in the scale type, host pointers: c is written, never read
 // (cuBLASLt does not read C when beta is 0).
 //
+// FP8 (ir::matmul_fp8_pair: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3) into
+// __nv_bfloat16, __half or float: CUBLAS_COMPUTE_32F, float scale type, and
+// the operands' scales as CUBLASLT_MATMUL_DESC_A_SCALE_POINTER (cuBLASLt's A:
+// our b's scale) and B_SCALE_POINTER (our a's), device pointers to the 0-d
+// float buffers, set again at each issue like the bias pointer. cuBLASLt's
+// FP8 kernels need its "TN" layout: its A transposed, its B not; with the
+// mapping above that is our b read transposed and our a not,
+// `c = sd::matmul(a, sd::transpose(w))` (the front end refuses the others).
+// Its FP8 requirements on the extents and pointers (k a multiple of 16 bytes
+// of FP8, c's rows n * sizeof(c) a multiple of 16 bytes, every pointer
+// 16-byte aligned) are checked when the program is bound: an sd::binding_error
+// naming the statement before anything is issued. CUBLASLT_MATMUL_DESC_FAST_ACCUM
+// is left off (cuBLASLt then accumulates in full float).
+//
 // A folded epilogue (passes/matmul_epilogue.hpp: d = act(alpha (a b) +
 // bias)) sets CUBLASLT_MATMUL_DESC_EPILOGUE (BIAS, RELU, RELU_BIAS, GELU,
 // GELU_BIAS: ir::matmul_epilogue_name), the bias pointer (its type is D's,
@@ -46,12 +60,14 @@
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "../../detail/text.hpp"
 #include "../../diag/error.hpp"
@@ -101,7 +117,7 @@ struct lt_library final : matmul_library {
 // the operands' alignment in bytes (at most 256).
 struct matmul_shape {
   long long m = 0, n = 0, k = 0;
-  std::uint32_t align_a = 256, align_b = 256, align_c = 256, align_bias = 256;
+  std::uint32_t align_a = 256, align_b = 256, align_c = 256, align_bias = 256, align_scales = 256;
   constexpr bool operator==(const matmul_shape&) const = default;
 };
 
@@ -119,6 +135,8 @@ inline cudaDataType_t lt_data_type(dtype t) {
     case dtype::float64: return CUDA_R_64F;
     case dtype::float16: return CUDA_R_16F;
     case dtype::bfloat16: return CUDA_R_16BF;
+    case dtype::float8_e4m3: return CUDA_R_8F_E4M3;
+    case dtype::float8_e5m2: return CUDA_R_8F_E5M2;
     default: return CUDA_R_32F;  // float32: the front end lets no other type through
   }
 }
@@ -166,6 +184,7 @@ struct lt_matmul final : prepared_matmul {
   dtype c_type = dtype::float32;
   std::int32_t bias = -1, alpha_param = -1;
   float alpha = 1.0f;
+  std::int32_t scale_a = -1, scale_b = -1;  // FP8: our a's and b's scale buffers (-1: none)
 
   // alpha as the scale type (float: the epilogue is never folded for double).
   float alpha_of(const unsigned long long* params) const {
@@ -211,6 +230,20 @@ struct lt_matmul final : prepared_matmul {
         return false;
       }
     }
+    // cuBLASLt's A is our b: its scale is b's (as the operands, the pointers may move between runs).
+    const std::pair<std::int32_t, cublasLtMatmulDescAttributes_t> scales[] = {
+        {scale_b, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER}, {scale_a, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER}};
+    for (const auto& [buffer, attribute] : scales) {
+      if (buffer < 0) continue;
+      const void* scale_ptr = ptrs[buffer];
+      const cublasStatus_t set =
+          cublasLtMatmulDescSetAttribute(op.get(), attribute, &scale_ptr, sizeof scale_ptr);
+      if (set != CUBLAS_STATUS_SUCCESS) {
+        failure = {"cublasLtMatmulDescSetAttribute", cublasLtGetStatusName(set), cublasLtGetStatusString(set),
+                   cudaSuccess};
+        return false;
+      }
+    }
     const void* beta =
         wide_scale ? static_cast<const void*>(&lt_zero_d) : static_cast<const void*>(&lt_zero_f);
     const cublasStatus_t status = cublasLtMatmul(handle, op.get(), alpha, ptrs[b], a_layout.get(), ptrs[a],
@@ -245,6 +278,31 @@ inline float literal_alpha(const ir::expr_node& n, dtype c) {
   return epilogue::literal_as<float>(n);
 }
 
+// cuBLASLt's FP8 requirements on bound extents and pointers (see the top of
+// this file): an sd::binding_error naming the statement, before any launch.
+inline void check_fp8_binding(const plan_view& plan, std::size_t stmt, const matmul_shape& shape,
+                              std::size_t c_size) {
+  detail::text why;
+  if (shape.k % 16 != 0)
+    why << "k (bound to " << shape.k << ") to be a multiple of 16";
+  else if ((shape.n * static_cast<long long>(c_size)) % 16 != 0)
+    why << "the product's rows (n = " << shape.n << " elements of " << c_size
+        << " bytes) to be a multiple of 16 bytes";
+  else if (shape.align_a < 16 || shape.align_b < 16 || shape.align_c < 16)
+    why << "every operand and the product 16-byte aligned (a " << shape.align_a << ", b " << shape.align_b
+        << ", c " << shape.align_c << " bytes)";
+  else if (shape.align_scales < 4)
+    why << "the scales 4-byte aligned";
+  else
+    return;
+  detail::text msg;
+  msg << "streamdsl: bad binding: ";
+  ir::describe_statement(plan.ir, static_cast<std::int32_t>(stmt), msg);
+  msg << " is an FP8 matmul, which cuBLASLt runs only with " << why.view() << " (m " << shape.m << ", n "
+      << shape.n << ", k " << shape.k << "); pad the operands, or run it in a wider type";
+  throw binding_error(msg.view());
+}
+
 inline cublasLtEpilogue_t lt_epilogue(std::uint8_t mode) {
   const bool bias = (mode & ir::matmul_bias) != 0;
   if (mode & ir::matmul_relu) return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
@@ -273,6 +331,11 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   shape.align_b = alignment_of(ptrs[b]);
   shape.align_c = alignment_of(ptrs[c]);
   if (operands.bias >= 0) shape.align_bias = alignment_of(ptrs[operands.bias]);
+  for (const auto scale : {operands.scale_a, operands.scale_b})
+    if (scale >= 0 && alignment_of(ptrs[scale]) < shape.align_scales)
+      shape.align_scales = alignment_of(ptrs[scale]);
+  const bool fp8 = is_fp8(ba.type);
+  if (fp8) check_fp8_binding(plan, stmt, shape, size_of(bc.type));
   if (held && static_cast<const lt_matmul*>(held.get())->shape == shape) return;  // as prepared before
 
   if (!library) {
@@ -298,6 +361,8 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   mm->epilogue = s.matmul_mode & ir::matmul_epilogue_bits;
   mm->c_type = bc.type;
   mm->bias = operands.bias;
+  mm->scale_a = operands.scale_a;
+  mm->scale_b = operands.scale_b;
   if (mm->epilogue & ir::matmul_alpha) {
     const auto& alpha = plan.ir.nodes[static_cast<std::size_t>(s.root)];
     if (alpha.code == ir::op::param)
@@ -336,6 +401,16 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
     const cublasLtEpilogue_t epilogue = lt_epilogue(mm->epilogue);
     lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
        "cublasLtMatmulDescSetAttribute");
+  }
+  if (fp8) {  // FP8: the scale pointers (issue sets them again for each run)
+    const void* sa = mm->scale_b >= 0 ? ptrs[mm->scale_b] : nullptr;  // cuBLASLt's A is our b
+    const void* sb = mm->scale_a >= 0 ? ptrs[mm->scale_a] : nullptr;
+    if (sa != nullptr)
+      lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa),
+         "cublasLtMatmulDescSetAttribute");
+    if (sb != nullptr)
+      lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb),
+         "cublasLtMatmulDescSetAttribute");
   }
   if (mm->bias >= 0) {  // the heuristic reads the pointer's alignment; issue sets it for each run
     const void* bias_ptr = ptrs[mm->bias];

@@ -14,6 +14,7 @@
 #ifdef STREAMDSL_HAS_HALF  // the host executor computes with them: it needs their definitions
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #endif
 
 #include "../../detail/text.hpp"
@@ -331,9 +332,13 @@ loop_fn with_type(dtype t, F&& f) {
 #ifdef STREAMDSL_HAS_HALF
     case dtype::float16: return f(type_tag<__half>{});
     case dtype::bfloat16: return f(type_tag<__nv_bfloat16>{});
+    case dtype::float8_e4m3: return f(type_tag<__nv_fp8_e4m3>{});
+    case dtype::float8_e5m2: return f(type_tag<__nv_fp8_e5m2>{});
 #else
     case dtype::float16:
-    case dtype::bfloat16: break;
+    case dtype::bfloat16:
+    case dtype::float8_e4m3:
+    case dtype::float8_e5m2: break;
 #endif
   }
   needs_cuda_headers("element type ", t);

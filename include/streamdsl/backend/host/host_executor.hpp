@@ -58,7 +58,7 @@ struct host_options {
 
 namespace host_detail {
 
-constexpr bool is_half_type(dtype t) { return t == dtype::float16 || t == dtype::bfloat16; }
+constexpr bool is_half_type(dtype t) { return is_cuda_type(t); }  // __half, __nv_bfloat16, FP8
 
 // Whether this build can evaluate every type the plan uses: the 16-bit float
 // types need CUDA's headers (cuda_fp16.h, cuda_bf16.h) on the host.
@@ -95,7 +95,8 @@ constexpr bool host_can_run(const plan_view& plan) {
       named = true;
     }
   if (!named) msg << "an expression";
-  msg << " uses __half or __nv_bfloat16, which the host executor evaluates only when CUDA's headers "
+  msg << " uses __half, __nv_bfloat16 or an FP8 type, which the host executor evaluates only when CUDA's "
+         "headers "
          "are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and add CUDA's "
          "include directory); on the host without them use float or double";
   backend_detail::throw_with<binding_error>(msg);
@@ -180,7 +181,8 @@ class host_executor {
                                                                                          Args&&... args) {
       static_assert(
           host_detail::host_can_run(Program::plan()),
-          "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
+          "streamdsl: this program uses __half, __nv_bfloat16 or an FP8 type, which the host executor "
+          "evaluates only "
           "when CUDA's headers are included (compile with nvcc, or define STREAMDSL_WITH_CUDA_HEADERS and "
           "add CUDA's include directory); on the host without them use float or double");
       static_assert(backend_detail::timeline_request_count<Args...> <= 1,
@@ -208,10 +210,10 @@ class host_executor {
     template <class Program>
       requires requires { Program::plan(); }
     void run(const Program&, binding_list bindings, timeline_request timing = {}) {
-      static_assert(
-          host_detail::host_can_run(Program::plan()),
-          "streamdsl: this program uses __half or __nv_bfloat16, which the host executor evaluates only "
-          "when CUDA's headers are included");
+      static_assert(host_detail::host_can_run(Program::plan()),
+                    "streamdsl: this program uses __half, __nv_bfloat16 or an FP8 type, which the host "
+                    "executor evaluates only "
+                    "when CUDA's headers are included");
       run_plan(Program::plan(), bindings, loops_of<Program>(), steps_of<Program>(), timing.into);
     }
 
@@ -259,7 +261,9 @@ class host_executor {
                                                    host_detail::accumulates_in(plan, dtype::uint64)>();
       support.multiplies = host_detail::multiply_support < host_detail::multiplies(plan, dtype::float32),
       host_detail::multiplies(plan, dtype::float64),
-      host_detail::multiplies(plan, dtype::float16) || host_detail::multiplies(plan, dtype::bfloat16) > ();
+      host_detail::multiplies(plan, dtype::float16) || host_detail::multiplies(plan, dtype::bfloat16) ||
+          host_detail::multiplies(plan, dtype::float8_e4m3) ||
+          host_detail::multiplies(plan, dtype::float8_e5m2) > ();
       return support;
     }
 

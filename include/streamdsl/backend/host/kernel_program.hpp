@@ -95,9 +95,13 @@ inline void literal_bytes(const ir::expr_node& n, unsigned char* out) {
 #ifdef STREAMDSL_HAS_HALF
     case dtype::float16: return put(detail::element::convert<__half>(n.fvalue));
     case dtype::bfloat16: return put(detail::element::convert<__nv_bfloat16>(n.fvalue));
+    case dtype::float8_e4m3: return put(detail::element::convert<__nv_fp8_e4m3>(n.fvalue));
+    case dtype::float8_e5m2: return put(detail::element::convert<__nv_fp8_e5m2>(n.fvalue));
 #else
     case dtype::float16:
-    case dtype::bfloat16: break;
+    case dtype::bfloat16:
+    case dtype::float8_e4m3:
+    case dtype::float8_e5m2: break;
 #endif
   }
   needs_cuda_headers("a literal of type ", n.type);

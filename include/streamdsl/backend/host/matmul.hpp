@@ -7,10 +7,15 @@
 // order, so they agree bit for bit; the GPU's cuBLAS adds in its own order.
 // A folded epilogue (passes/matmul_epilogue.hpp) is then applied to each
 // rounded element as the consumer it replaces would (backend/matmul_epilogue.hpp).
+// FP8 operands (multiply_fp8) are decoded exactly to float (detail/fp8_bits.hpp),
+// their products (exact in float) added in k order in float, the sum
+// multiplied by scale_a * scale_b (the 0-d scale buffers' values, 1 without
+// sd::scales) and rounded once to c's type.
 #include <cstddef>
 #include <cstring>
 
 #include "../../detail/dyn_array.hpp"
+#include "../../detail/fp8_bits.hpp"
 #include "../../ir/accesses.hpp"
 #include "../../plan/plan_view.hpp"
 #include "../element_ops.hpp"
@@ -36,7 +41,39 @@ struct host_matmul {
   const std::byte* bias = nullptr;
   ir::expr_node alpha_literal{};
   const unsigned char* alpha_param = nullptr;
+  // FP8 operands: their formats, and the scales (sd::scales; null: 1).
+  detail::fp8_format fa{}, fb{};
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
 };
+
+// FP8 operands (either format in a and b) into C (__nv_bfloat16, __half or float).
+template <class C>
+void multiply_fp8(const host_matmul& mm) {
+  namespace element = detail::element;
+  float va[256], vb[256];  // every FP8 value, decoded once
+  for (int v = 0; v < 256; ++v) {
+    va[v] = detail::fp8_bits_to_float(static_cast<std::uint8_t>(v), mm.fa);
+    vb[v] = detail::fp8_bits_to_float(static_cast<std::uint8_t>(v), mm.fb);
+  }
+  const auto* a = reinterpret_cast<const std::uint8_t*>(mm.a);
+  const auto* b = reinterpret_cast<const std::uint8_t*>(mm.b);
+  C* c = reinterpret_cast<C*>(mm.c);
+  const float scale = (mm.scale_a ? *mm.scale_a : 1.0f) * (mm.scale_b ? *mm.scale_b : 1.0f);
+  detail::dyn_array<float> row(mm.n, 0.0f);
+  for (std::size_t i = 0; i < mm.m; ++i) {
+    for (std::size_t j = 0; j < mm.n; ++j) row[j] = 0.0f;
+    for (std::size_t p = 0; p < mm.k; ++p) {
+      const float x = va[mm.ta ? a[p * mm.m + i] : a[i * mm.k + p]];
+      for (std::size_t j = 0; j < mm.n; ++j) {
+        const float y = vb[mm.tb ? b[j * mm.k + p] : b[p * mm.n + j]];
+        row[j] = element::arithmetic(ir::op::add, row[j], element::arithmetic(ir::op::mul, x, y));
+      }
+    }
+    for (std::size_t j = 0; j < mm.n; ++j)
+      c[i * mm.n + j] = element::convert<C>(element::arithmetic(ir::op::mul, row[j], scale));
+  }
+}
 
 // T: the operands' type; C: c's (T, or float for the 16-bit float types: ir::matmul_stores).
 template <class T, class C>
@@ -72,7 +109,8 @@ void multiply(const host_matmul& mm) {
 }
 
 // The multiply of one type, for the types a program's matmuls use (none for
-// most programs: they compile none of this), or every type.
+// most programs: they compile none of this), or every type. Half: CUDA's
+// types (the 16-bit and the FP8 ones).
 using multiply_fn = void (*)(const host_matmul&);
 using multiply_finder = multiply_fn (*)(dtype, dtype);
 template <bool Float, bool Double, bool Half>
@@ -87,6 +125,10 @@ multiply_fn multiply_for(dtype t, [[maybe_unused]] dtype out) {
     if (t == dtype::float16) return wide ? &multiply<__half, float> : &multiply<__half, __half>;
     if (t == dtype::bfloat16)
       return wide ? &multiply<__nv_bfloat16, float> : &multiply<__nv_bfloat16, __nv_bfloat16>;
+    if (is_fp8(t))
+      return out == dtype::float32   ? &multiply_fp8<float>
+             : out == dtype::float16 ? &multiply_fp8<__half>
+                                     : &multiply_fp8<__nv_bfloat16>;
   }
 #endif
   return nullptr;
@@ -127,6 +169,16 @@ inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings
           .data;
   mm.epilogue = s.matmul_mode & ir::matmul_epilogue_bits;
   if (operands.bias >= 0) mm.bias = memory[static_cast<std::size_t>(operands.bias)];
+  const auto format = [&](std::int32_t x) {
+    return plan.ir.buffers[static_cast<std::size_t>(x)].type == dtype::float8_e5m2 ? detail::fp8_e5m2_format
+                                                                                   : detail::fp8_e4m3_format;
+  };
+  mm.fa = format(a);
+  mm.fb = format(b);
+  if (operands.scale_a >= 0)
+    mm.scale_a = reinterpret_cast<const float*>(memory[static_cast<std::size_t>(operands.scale_a)]);
+  if (operands.scale_b >= 0)
+    mm.scale_b = reinterpret_cast<const float*>(memory[static_cast<std::size_t>(operands.scale_b)]);
   if (mm.epilogue & ir::matmul_alpha) {
     const auto& alpha = plan.ir.nodes[static_cast<std::size_t>(s.root)];
     if (alpha.code == ir::op::param)

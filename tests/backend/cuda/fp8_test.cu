@@ -1,0 +1,312 @@
+// FP8 on the GPU (sd::cuda_executor) against the host executor:
+// - sd::cast to and from __nv_fp8_e4m3 / __nv_fp8_e5m2 in fused kernels
+//   (PTX cvt.rn.satfinite) agrees bit for bit with the host's conversion
+//   (detail/fp8_bits.hpp, itself checked against CUDA's __nv_cvt_float_to_fp8);
+// - FP8 matmuls through cuBLASLt (e4m3 x e4m3 into __nv_bfloat16, e4m3 x e5m2
+//   into float, e5m2 x e4m3 into __half) with per-tensor device scales;
+// - a quantized linear layer whose activation scale is computed on the device
+//   (amax / 448) and read by the matmul step with no host round trip;
+// - cuBLASLt's FP8 requirements (k a multiple of 16, 16-byte rows and
+//   pointers) are sd::binding_errors before launch.
+//
+// The bound for matmuls: both results are compared with the exact product of
+// the FP8 values (computed in double, times sa * sb). The host executor adds
+// in float in k order: |host - ref| <= (k + 2) 2^-24 S + u_c |ref|, S = sa sb
+// sum_p |a_ip w_jp| and u_c c's unit roundoff (bf16 2^-8, half 2^-11, float
+// 2^-24). Hopper's FP8 tensor cores add the products of one MMA with fewer
+// bits than float (about 14 significant bits, DeepSeek-V3 report, section
+// 3.3.2); cuBLASLt without CUBLASLT_MATMUL_DESC_FAST_ACCUM promotes the
+// partial sums to float between MMAs. So the GPU bound is
+// |gpu - ref| <= 2^-12 S + u_c |ref| (plus the float bound). A wrong layout,
+// transpose or scale misses it by orders of magnitude.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <bit>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <streamdsl/backend/cuda/cuda_executor.hpp>
+#include <streamdsl/backend/cuda/matmul.hpp>
+#include <streamdsl/backend/cuda/reductions.cuh>
+#include <streamdsl/backend/host/host_executor.hpp>
+#include <streamdsl/detail/fp8_bits.hpp>
+#include <streamdsl/streamdsl.hpp>
+#include <vector>
+
+#include "device_buffer.hpp"
+
+using gpu_test::device_buffer;
+
+namespace {
+
+namespace d = streamdsl::detail;
+using e4m3 = __nv_fp8_e4m3;
+using e5m2 = __nv_fp8_e5m2;
+
+template <class F>
+std::uint8_t bits(F v) {
+  return std::bit_cast<std::uint8_t>(v);
+}
+template <class F>
+float value(F v) {
+  return std::is_same_v<F, e4m3> ? d::fp8_e4m3_bits_to_float(bits(v)) : d::fp8_e5m2_bits_to_float(bits(v));
+}
+template <class C>
+double widen(C v) {
+  return static_cast<double>(static_cast<float>(v));
+}
+template <class C>
+constexpr double unit_roundoff() {
+  if constexpr (std::is_same_v<C, __half>)
+    return 0x1p-11;
+  else if constexpr (std::is_same_v<C, __nv_bfloat16>)
+    return 0x1p-8;
+  else
+    return 0x1p-24;
+}
+
+constexpr auto quantize = sd::program([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto s = p.input<float>("s", sd::scalar);
+  auto q4 = p.output<e4m3>("q4");
+  auto q5 = p.output<e5m2>("q5");
+  auto back = p.output<float>("back");
+  auto hb = p.output<__nv_bfloat16>("hb");
+  auto sel = p.output<e4m3>("sel");
+  q4 = sd::cast<e4m3>(x * s);
+  q5 = sd::cast<e5m2>(x);
+  back = sd::cast<float>(q4);
+  hb = sd::cast<__nv_bfloat16>(q5);
+  sel = sd::where(x > 0, q4, 0);  // selecting FP8 values is no arithmetic: allowed
+});
+
+}  // namespace
+
+TEST_CASE("sd::cast to and from FP8 on the GPU matches the host bit for bit", "[cuda][fp8]") {
+  // Every tie of e4m3 and e5m2 and the floats beside it, both signs, and the specials.
+  std::vector<float> x;
+  for (const auto f : {d::fp8_e4m3_format, d::fp8_e5m2_format})
+    for (unsigned lo = 0; lo < f.max_finite; ++lo) {
+      const float a = d::fp8_bits_to_float(static_cast<std::uint8_t>(lo), f);
+      const float b = d::fp8_bits_to_float(static_cast<std::uint8_t>(lo + 1), f);
+      const float mid = (a + b) / 2;
+      for (float v : {a, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f)}) {
+        x.push_back(v);
+        x.push_back(-v);
+      }
+    }
+  for (float v : {448.0f, 464.0f, 465.0f, 61440.0f, 1e30f, INFINITY, -INFINITY, NAN, -0.0f, 1e-40f})
+    x.push_back(v);
+  const std::size_t n = x.size();
+  const float s = 1.0f;
+  std::vector<e4m3> q4(n);
+  std::vector<e5m2> q5(n);
+  std::vector<float> back(n);
+  std::vector<__nv_bfloat16> hb(n);
+  std::vector<e4m3> sel(n);
+  sd::host_executor hx;
+  hx.run(quantize, sd::bind("x", x), sd::bind("s", &s, 1), sd::bind("q4", q4), sd::bind("q5", q5),
+         sd::bind("back", back), sd::bind("hb", hb), sd::bind("sel", sel));
+
+  device_buffer<float> dx(x), ds(std::vector<float>{s}), dback(n);
+  device_buffer<e4m3> dq4(n), dsel(n);
+  device_buffer<e5m2> dq5(n);
+  device_buffer<__nv_bfloat16> dhb(n);
+  sd::cuda_executor ex;
+  ex.run(quantize, sd::bind("x", dx.cget(), n), sd::bind("s", ds.cget(), 1), sd::bind("q4", dq4.get(), n),
+         sd::bind("q5", dq5.get(), n), sd::bind("back", dback.get(), n), sd::bind("hb", dhb.get(), n),
+         sd::bind("sel", dsel.get(), n));
+  const auto g4 = dq4.download();
+  const auto g5 = dq5.download();
+  const auto gback = dback.download();
+  const auto ghb = dhb.download();
+  const auto gsel = dsel.download();
+  int wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    // Bit for bit; a NaN may differ in sign or payload (both are NaN).
+    const auto same = [](auto g, auto h) {
+      return bits(g) == bits(h) || (std::isnan(value(g)) && std::isnan(value(h)));
+    };
+    wrong += !same(g4[i], q4[i]);
+    wrong += !same(g5[i], q5[i]);
+    wrong += std::bit_cast<std::uint32_t>(gback[i]) != std::bit_cast<std::uint32_t>(back[i]) &&
+             !(std::isnan(gback[i]) && std::isnan(back[i]));
+    const float a = __bfloat162float(ghb[i]), b = __bfloat162float(hb[i]);
+    wrong += a != b && !(std::isnan(a) && std::isnan(b));
+    wrong += !same(gsel[i], sel[i]);
+  }
+  CHECK(wrong == 0);
+}
+
+namespace {
+
+template <class A, class B, class C>
+constexpr auto fp8_linear = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("cols");
+  auto a = p.input<A>("a", m, k);
+  auto w = p.input<B>("w", n, k);
+  auto sa = p.input<float>("sa", sd::scalar);
+  auto sw = p.input<float>("sw", sd::scalar);
+  auto c = p.output<C>("c", m, n);
+  c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw));
+});
+
+template <class F>
+std::vector<F> random_fp8(std::size_t count, std::mt19937& rng) {
+  std::vector<F> out(count);
+  std::uniform_int_distribution<int> pick(0, 255);
+  for (auto& v : out) {
+    std::uint8_t b;
+    do b = static_cast<std::uint8_t>(pick(rng));
+    while (!std::isfinite(value(std::bit_cast<F>(b))) || std::fabs(value(std::bit_cast<F>(b))) > 64);
+    v = std::bit_cast<F>(b);
+  }
+  return out;
+}
+
+template <class A, class B, class C>
+void check_linear(std::size_t M, std::size_t N, std::size_t K) {
+  INFO("m " << M << ", n " << N << ", k " << K);
+  std::mt19937 rng(static_cast<unsigned>(M * 31 + N * 7 + K));
+  const auto a = random_fp8<A>(M * K, rng);
+  const auto w = random_fp8<B>(N * K, rng);
+  const float sa = 0.0625f, sw = 0.375f;
+  std::vector<C> host(M * N);
+  sd::host_executor hx;
+  hx.run(fp8_linear<A, B, C>, sd::bind("a", a, M, K), sd::bind("w", w, N, K), sd::bind("sa", &sa, 1),
+         sd::bind("sw", &sw, 1), sd::bind("c", host, M, N));
+  device_buffer<A> da(a);
+  device_buffer<B> dw(w);
+  device_buffer<float> dsa(std::vector<float>{sa}), dsw(std::vector<float>{sw});
+  device_buffer<C> dc(M * N);
+  sd::cuda_executor ex;
+  ex.run(fp8_linear<A, B, C>, sd::bind("a", da.cget(), M, K), sd::bind("w", dw.cget(), N, K),
+         sd::bind("sa", dsa.cget(), 1), sd::bind("sw", dsw.cget(), 1), sd::bind("c", dc.get(), M, N));
+  const auto gpu = dc.download();
+  const double uc = unit_roundoff<C>(), scale = static_cast<double>(sa) * sw;
+  int host_wrong = 0, gpu_wrong = 0;
+  double worst = 0;  // the GPU's largest error, relative to its bound
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      double ref = 0, mag = 0;
+      for (std::size_t p = 0; p < K; ++p) {
+        const double v = static_cast<double>(value(a[i * K + p])) * value(w[j * K + p]);
+        ref += v;
+        mag += std::fabs(v);
+      }
+      ref *= scale;
+      mag *= scale;
+      const double host_bound = static_cast<double>(K + 2) * 0x1p-24 * mag * (1 + uc) + uc * std::fabs(ref);
+      const double gpu_bound = host_bound + 0x1p-12 * mag;
+      host_wrong += !(std::fabs(widen(host[i * N + j]) - ref) <= host_bound);
+      const double err = std::fabs(widen(gpu[i * N + j]) - ref);
+      gpu_wrong += !(err <= gpu_bound);
+      if (gpu_bound > 0 && err / gpu_bound > worst) worst = err / gpu_bound;
+    }
+  INFO("largest GPU error / bound: " << worst);
+  CHECK(host_wrong == 0);
+  CHECK(gpu_wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("FP8 matmuls with device scales on the GPU agree with the host executor", "[cuda][fp8][matmul]") {
+  check_linear<e4m3, e4m3, __nv_bfloat16>(64, 64, 64);
+  check_linear<e4m3, e4m3, __nv_bfloat16>(17, 48, 96);
+  check_linear<e4m3, e4m3, float>(128, 256, 4096);
+  check_linear<e4m3, e5m2, float>(33, 32, 160);
+  check_linear<e5m2, e4m3, __half>(40, 64, 64);
+  check_linear<e4m3, e4m3, float>(0, 16, 16);  // no rows
+  check_linear<e4m3, e4m3, float>(5, 16, 0);   // k = 0: zeros
+}
+
+namespace {
+
+// A quantized linear layer: the activation's scale computed on the device.
+constexpr auto quantized_layer = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("cols");
+  auto x = p.input<float>("x", m, k);
+  auto w = p.input<e4m3>("w", n, k);
+  auto sw = p.input<float>("sw", sd::scalar);
+  auto amax = p.temp<float>("amax", sd::scalar);
+  auto sx = p.temp<float>("sx", sd::scalar);
+  auto xq = p.temp<e4m3>("xq", m, k);
+  auto y = p.output<__nv_bfloat16>("y", m, n);
+  amax = sd::max(sd::abs(x));
+  sx = amax / 448;
+  xq = sd::cast<e4m3>(x / sx);
+  y = sd::matmul(xq, sd::transpose(w), sd::scales(sx, sw));
+});
+
+}  // namespace
+
+TEST_CASE("a quantized layer: amax scale on the device, FP8 matmul, against the host",
+          "[cuda][fp8][matmul][sanitize]") {
+  constexpr std::size_t M = 96, N = 128, K = 256;
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  std::vector<float> x(M * K);
+  for (auto& v : x) v = normal(rng);
+  const auto w = random_fp8<e4m3>(N * K, rng);
+  const float sw = 0.01f;
+  std::vector<__nv_bfloat16> host(M * N);
+  sd::host_executor hx;
+  hx.run(quantized_layer, sd::bind("x", x, M, K), sd::bind("w", w, N, K), sd::bind("sw", &sw, 1),
+         sd::bind("y", host, M, N));
+  device_buffer<float> dx(x), dsw(std::vector<float>{sw});
+  device_buffer<e4m3> dw(w);
+  device_buffer<__nv_bfloat16> dy(M * N);
+  sd::cuda_executor ex;
+  ex.run(quantized_layer, sd::bind("x", dx.cget(), M, K), sd::bind("w", dw.cget(), N, K),
+         sd::bind("sw", dsw.cget(), 1), sd::bind("y", dy.get(), M, N));
+  const auto gpu = dy.download();
+  // Both quantize x identically (max, a division and the cast are exact
+  // or correctly rounded on both), so the GPU's product may differ from the
+  // host's by the two backends' bounds: 2^-12 S + 2 u_bf16 |y| + float terms.
+  float amax = 0;
+  for (float v : x) amax = std::max(amax, std::fabs(v));
+  const float sx = amax / 448;
+  int wrong = 0;
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      double mag = 0;
+      for (std::size_t p = 0; p < K; ++p)
+        mag += std::fabs(static_cast<double>(value(__nv_fp8_e4m3(x[i * K + p] / sx))) * value(w[j * K + p]));
+      mag *= static_cast<double>(sx) * sw;
+      const double h = widen(host[i * N + j]), g = widen(gpu[i * N + j]);
+      const double bound = (0x1p-12 + 2 * (K + 2) * 0x1p-24) * mag + 2 * 0x1p-8 * std::fabs(h) + 1e-30;
+      wrong += !(std::fabs(g - h) <= bound);
+    }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("cuBLASLt's FP8 requirements are binding errors before launch", "[cuda][fp8][matmul]") {
+  sd::cuda_executor ex;
+  const float one = 1.0f;
+  device_buffer<float> ds(std::vector<float>{one});
+  device_buffer<e4m3> da(64 * 64 + 16), dw(64 * 64 + 16);
+  device_buffer<__nv_bfloat16> dc(64 * 64 + 16);
+  const auto run = [&](std::size_t m, std::size_t n, std::size_t k, std::size_t offset) {
+    ex.run(fp8_linear<e4m3, e4m3, __nv_bfloat16>, sd::bind("a", da.cget() + offset, m, k),
+           sd::bind("w", dw.cget(), n, k), sd::bind("sa", ds.cget(), 1), sd::bind("sw", ds.cget(), 1),
+           sd::bind("c", dc.get(), m, n));
+  };
+  REQUIRE_NOTHROW(run(8, 16, 32, 0));
+  CHECK_THROWS_AS(run(8, 16, 24, 0), sd::binding_error);
+  CHECK_THROWS_WITH(run(8, 16, 24, 0),
+                    Catch::Matchers::Contains("FP8 matmul") && Catch::Matchers::Contains("multiple of 16"));
+  CHECK_THROWS_AS(run(8, 12, 32, 0), sd::binding_error);
+  CHECK_THROWS_WITH(run(8, 12, 32, 0), Catch::Matchers::Contains("multiple of 16 bytes"));
+  CHECK_THROWS_AS(run(8, 16, 32, 8), sd::binding_error);
+  CHECK_THROWS_WITH(run(8, 16, 32, 8), Catch::Matchers::Contains("16-byte aligned"));
+  REQUIRE_NOTHROW(run(8, 16, 32, 0));  // the executor still runs after a refused binding
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+}
