@@ -4,6 +4,7 @@
 // run on the host executor run here with their results checked.
 // SNIPPET: ref-headers
 #include <streamdsl/backend/host/host_executor.hpp>  // sd::host_executor (POSIX threads)
+#include <streamdsl/backend/host/loopback.hpp>       // sd::loopback_world (collectives over in-process ranks)
 #include <streamdsl/streamdsl.hpp>                   // the language, the passes, the plan, timelines
 // END SNIPPET
 #include <catch2/catch.hpp>
@@ -234,6 +235,18 @@ constexpr auto with_call = sd::program([](sd::builder& p) {
 static_assert(with_call.plan().step_count() == 1);
 // END SNIPPET
 
+// SNIPPET: ref-collectives
+constexpr auto averaged = sd::program<sd::automatic>([](sd::builder& p) {
+  auto x = p.input<float>("x");
+  auto g = p.output<float>("g");
+  auto comm = p.stream("comm");
+  g = x * 2;
+  sd::with_stream(comm, [&] {  // each half averaged across the ranks
+    for (int i = 0; i < 2; ++i) sd::all_reduce(g.chunk(i, 2), sd::reduce_op::avg);
+  });
+});
+// END SNIPPET
+
 // SNIPPET: ref-host-call
 constexpr auto with_host_step = sd::program([](sd::builder& p) {
   auto x = p.input<float>("x");
@@ -384,6 +397,17 @@ TEST_CASE("reference: a host step sees what the copy before it wrote", "[docs]")
            seen.assign(in.begin(), in.end());
          }));
   CHECK(seen == std::vector<float>{2, 4, 6});
+}
+
+TEST_CASE("reference: collectives over loopback ranks", "[docs]") {
+  // SNIPPET: ref-loopback
+  sd::loopback_world world(2);  // two ranks, a thread each
+  std::vector<std::vector<float>> x = {{1, 2}, {3, 4}}, g(2, std::vector<float>(2));
+  world.run(averaged, [&](int r) { return std::vector<sd::binding>{sd::bind("x", x[r]), sd::bind("g", g[r])}; });
+  // g[0] == g[1] == {4, 6}
+  // END SNIPPET
+  CHECK(g[0] == std::vector<float>{4, 6});
+  CHECK(g[1] == std::vector<float>{4, 6});
 }
 
 TEST_CASE("reference: host executor options", "[docs]") {

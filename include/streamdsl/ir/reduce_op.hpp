@@ -29,7 +29,11 @@ constexpr detail::string_view spelling_of(reduce_op op) {
 // The element types NCCL reduces (ncclDataType_t): every streamdsl type but
 // bool, int16_t and uint16_t, which NCCL has no type for.
 constexpr bool nccl_reduces(dtype t) {
-  return t != dtype::boolean && t != dtype::int16 && t != dtype::uint16;
+  // FP8 too: NCCL reduces it only from 2.24 on sm_90, and FP8 values only
+  // convert in streamdsl (no arithmetic on the host either); all_gather and
+  // broadcast move it as bytes.
+  return t != dtype::boolean && t != dtype::int16 && t != dtype::uint16 && t != dtype::float8_e4m3 &&
+         t != dtype::float8_e5m2;
 }
 
 // Whether a reducing collective (all_reduce, reduce_scatter) applies `op` to

@@ -152,7 +152,9 @@ inline void fold_any(dtype type, reduce_op op, std::byte* out, const std::byte* 
 #endif
     case dtype::boolean:
     case dtype::int16:
-    case dtype::uint16: break;  // refused at compile time (ir::collective_supports)
+    case dtype::uint16:
+    case dtype::float8_e4m3:
+    case dtype::float8_e5m2: break;  // refused at compile time (ir::collective_supports)
   }
   throw error("streamdsl loopback: internal error: a reduction of a type no collective reduces");
 }
