@@ -83,9 +83,9 @@ constexpr grouping find_groups(const ir::program& p) {
   const auto v = ir::view_of(p);
   const auto n = static_cast<std::int32_t>(p.stmts.size());
   grouping g;
+  if (!ir::has_matmul(p.stmts)) return g;  // the common case: nothing allocated, nothing to scan
   g.group_of = detail::dyn_array<std::int32_t>(p.stmts.size(), -1);
   g.next = detail::dyn_array<std::int32_t>(p.stmts.size(), -1);
-  if (!ir::has_matmul(p.stmts)) return g;
   detail::dyn_array<std::int32_t> last_write(p.buffers.size(), -1), last_touch(p.buffers.size(), -1);
   detail::dyn_array<std::int32_t> member_of(p.buffers.size(), -1);  // the group using the buffer
   detail::dyn_array<std::int32_t> open;                             // per key, its open group

@@ -43,6 +43,14 @@
 // (256-byte aligned). A run allocates nothing for cuBLASLt and a captured
 // graph replays the same workspace. The cuBLASLt handle is the executor's,
 // made by the first program with a matmul it prepares.
+//
+// A batch (passes/batch_matmuls.hpp: independent matmuls of one shape as one
+// step) is decided when bound (ir::matmul_batch_rule, strided_batch_of): one
+// strided-batched call (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT and
+// STRIDED_BATCH_OFFSET on the three layouts, member 0's pointers) when each
+// operand's members lie at one positive stride and each product is small
+// enough to share the GPU; else each member's own call, in order on the
+// batch's stream (lt_batch).
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -286,7 +294,7 @@ inline matmul_shape matmul_shape_of(const plan_view& plan, const ir::statement& 
 // plain matmul's epilogue: -1 for none) for `shape`, strided over `batch`.
 inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_view& plan, std::size_t stmt,
                                    const ir::matmul_member& x, std::int32_t bias, const matmul_shape& shape,
-                                   const lt_batch_layout& batch) {
+                                   const lt_batch_layout& batch, void* const* ptrs) {
   const auto& s = plan.ir.stmts[stmt];
   const std::int32_t a = x.a, b = x.b, c = x.c;
   const auto& ba = plan.ir.buffers[static_cast<std::size_t>(a)];
@@ -486,11 +494,11 @@ inline void prepare_lt_batch(owned_matmul_library& library, owned_matmul& held, 
       shape.align_c = x.align_c < shape.align_c ? x.align_c : shape.align_c;
     }
     batch->parts.push_back(
-        make_lt_matmul(library, plan, stmt, ir::matmul_member_of(plan.ir, s, 0), -1, shape, layout));
+        make_lt_matmul(library, plan, stmt, ir::matmul_member_of(plan.ir, s, 0), -1, shape, layout, ptrs));
   } else {
     for (std::int32_t j = 0; j < count; ++j)
       batch->parts.push_back(make_lt_matmul(library, plan, stmt, ir::matmul_member_of(plan.ir, s, j), -1,
-                                            shapes[static_cast<std::size_t>(j)], layout));
+                                            shapes[static_cast<std::size_t>(j)], layout, ptrs));
   }
   for (const auto& part : batch->parts)
     if (part.get()->workspace_bytes > batch->workspace_bytes)
@@ -508,7 +516,7 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   const auto x = ir::matmul_member_of(plan.ir, s, 0);
   const matmul_shape shape = matmul_shape_of(plan, s, x, operands.bias, extents, ptrs);
   if (held && static_cast<const lt_matmul*>(held.get())->shape == shape) return;  // as prepared before
-  held = make_lt_matmul(library, plan, stmt, x, operands.bias, shape, {});
+  held = make_lt_matmul(library, plan, stmt, x, operands.bias, shape, {}, ptrs);
 }
 
 template <class Program>
