@@ -100,8 +100,8 @@ constexpr matmul_member matmul_member_of(const program_view& p, const statement&
 // whatever the rule.
 inline constexpr unsigned long long matmul_batch_flop_limit = 1ull << 32;
 inline constexpr const char* matmul_batch_rule =
-    "one strided-batched cublasLtMatmul once bound when each operand's members lie at one stride and "
-    "2mnk <= 2^32; else the members' own calls";
+    "one strided-batched cublasLtMatmul if bound at one stride per operand and 2mnk <= 2^32, else each "
+    "member's call";
 constexpr bool matmul_batch_pays(long long m, long long n, long long k) {
   const auto u = [](long long x) { return static_cast<unsigned long long>(x); };
   if (m <= 0 || n <= 0 || k <= 0) return false;

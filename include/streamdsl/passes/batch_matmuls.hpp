@@ -45,7 +45,7 @@
 #include "../detail/dyn_array.hpp"
 #include "../detail/text.hpp"
 #include "../ir/accesses.hpp"
-#include "../ir/describe.hpp"
+#include "../ir/render.hpp"
 #include "../plan/plan_model.hpp"
 #include "erase_statements.hpp"
 #include "options.hpp"
@@ -195,13 +195,17 @@ constexpr std::size_t batch_matmuls(plan_model& m) {
     const auto& h = g.groups[gi];
     if (h.count < 2) continue;
     const auto view = ir::view_of(p);
+    const auto member = [&](std::int32_t i, detail::text& out) {
+      const auto& s = p.stmts[static_cast<std::size_t>(i)];
+      out << '#' << (s.origin >= 0 ? s.origin : i) << " `" << ir::statement_text(view, s).view() << '`';
+    };
     detail::text note;
-    note << "batch: " << h.count << " independent matmuls ";
-    ir::describe_statement(view, h.first, note);
+    note << "batch: " << h.count << " independent matmuls (";
+    member(h.first, note);
     note << " ... ";
-    ir::describe_statement(view, h.last, note);
-    note << " are one step on stream '" << view.stream_name(p.stmts[static_cast<std::size_t>(h.first)].stream)
-         << "' (" << ir::matmul_batch_rule << ')';
+    member(h.last, note);
+    note << ") as one step on stream '" << view.stream_name(p.stmts[static_cast<std::size_t>(h.first)].stream)
+         << "'; rule: " << ir::matmul_batch_rule;
     m.note(note);
     // The first member's accesses anew: (a_j, b_j) pairs, then c_j.
     const auto first_access = static_cast<std::int32_t>(p.accesses.size());
