@@ -219,3 +219,56 @@ TEST_CASE("batch_matmuls: the host executor's batch gives the members' results b
   CHECK(one == run(spread_automatic));
   CHECK(one[7][0] != -1);
 }
+
+namespace {
+
+// A member's product read on its own stream after it: the batch runs on
+// main (the first member's stream), so the reader on s1 must wait for it.
+constexpr auto moved_body = [](sd::builder& p) {
+  auto m = p.domain("m");
+  auto a = p.inputs<float>("a", 2, m, m);
+  auto b = p.inputs<float>("b", 2, m, m);
+  auto c = p.outputs<float>("c", 2, m, m);
+  auto d = p.output<float>("d", m, m);
+  auto s1 = p.stream("s1");
+  c[0] = sd::matmul(a[0], b[0]);
+  sd::with_stream(s1, [&] {
+    c[1] = sd::matmul(a[1], b[1]);
+    d = c[1] * 2 + 1;
+  });
+};
+constexpr auto moved = sd::program(moved_body);
+constexpr auto moved_automatic = sd::program<sd::automatic>(moved_body);
+constexpr auto moved_apart = sd::program<sd::no_batching>(moved_body);
+
+}  // namespace
+
+TEST_CASE("batch_matmuls: a member's reader on its own stream waits for the batch",
+          "[passes][batch_matmuls]") {
+  STATIC_REQUIRE(moved.plan().step_count() == 1);
+  STATIC_REQUIRE(moved.plan().edge_count(sd::sync_role::automatic) == 1);  // under sd::checked too
+  STATIC_REQUIRE(moved_automatic.plan().edge_count(sd::sync_role::automatic) == 1);
+  STATIC_REQUIRE(moved_apart.plan().edge_count(sd::sync_role::automatic) == 0);
+  const std::size_t M = 6;
+  const auto run = [&](const auto& program, sd::host_executor& ex) {
+    std::vector<float> a0(M * M), a1(M * M), b0(M * M), b1(M * M), c0(M * M, -1), c1(M * M, -1), d(M * M, -1);
+    for (std::size_t e = 0; e < M * M; ++e) {
+      a0[e] = 0.25f * static_cast<float>(e % 7) - 0.5f;
+      a1[e] = 0.5f * static_cast<float>(e % 5) - 1.0f;
+      b0[e] = 0.125f * static_cast<float>(e % 9);
+      b1[e] = 0.75f * static_cast<float>(e % 3) - 0.25f;
+    }
+    ex.run(program, sd::bind("a[0]", a0, M, M), sd::bind("a[1]", a1, M, M), sd::bind("b[0]", b0, M, M),
+           sd::bind("b[1]", b1, M, M), sd::bind("c[0]", c0, M, M), sd::bind("c[1]", c1, M, M),
+           sd::bind("d", d, M, M));
+    return std::vector<std::vector<float>>{c0, c1, d};
+  };
+  sd::host_executor plain;
+  const auto want = run(moved_apart, plain);
+  CHECK(run(moved, plain) == want);
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    sd::host_executor stressed(sd::stress{seed, 30});
+    CHECK(run(moved, stressed) == want);
+    CHECK(run(moved_automatic, stressed) == want);
+  }
+}
