@@ -493,13 +493,19 @@ inline void prepare_lt_batch(owned_matmul_library& library, owned_matmul& held, 
       shape.align_b = x.align_b < shape.align_b ? x.align_b : shape.align_b;
       shape.align_c = x.align_c < shape.align_c ? x.align_c : shape.align_c;
     }
-    batch->parts.push_back(
-        make_lt_matmul(library, plan, stmt, ir::matmul_member_of(plan.ir, s, 0), -1, shape, layout, ptrs));
-  } else {
+    try {
+      batch->parts.push_back(
+          make_lt_matmul(library, plan, stmt, ir::matmul_member_of(plan.ir, s, 0), -1, shape, layout, ptrs));
+    } catch (const error&) {
+      // cuBLASLt refused the strided batch (no algorithm for it, say): the
+      // members' own calls below, whose failures are reported as a matmul's.
+      if (!library) throw;  // no handle: nothing else can run either
+    }
+  }
+  if (batch->parts.empty())
     for (std::int32_t j = 0; j < count; ++j)
       batch->parts.push_back(make_lt_matmul(library, plan, stmt, ir::matmul_member_of(plan.ir, s, j), -1,
-                                            shapes[static_cast<std::size_t>(j)], layout, ptrs));
-  }
+                                            shapes[static_cast<std::size_t>(j)], {}, ptrs));
   for (const auto& part : batch->parts)
     if (part.get()->workspace_bytes > batch->workspace_bytes)
       batch->workspace_bytes = part.get()->workspace_bytes;
