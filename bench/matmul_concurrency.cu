@@ -142,7 +142,10 @@ struct operands {
 };
 
 // ------------------------------------------------------------------ 7b
-constexpr auto independent = sd::program([](sd::builder& p) {
+// By default the 64 products are one batch (passes/batch_matmuls.hpp): one
+// strided-batched cublasLtMatmul when bound contiguously, as bind_all does;
+// `independent_apart` (sd::no_batching) keeps a call per product on its stream.
+constexpr auto independent_body = [](sd::builder& p) {
   auto m = p.domain("m");
   auto k = p.domain("k");
   auto n = p.domain("cols");
@@ -153,7 +156,10 @@ constexpr auto independent = sd::program([](sd::builder& p) {
   for (int i = 0; i < lanes; ++i) s[i].wait_stream(p.main_stream());
   for (int i = 0; i < count; ++i) sd::with_stream(s[i % lanes], [&] { c[i] = sd::matmul(a[i], b[i]); });
   for (int i = 0; i < lanes; ++i) p.main_stream().wait_stream(s[i]);
-});
+};
+constexpr auto independent = sd::program(independent_body);
+constexpr auto independent_apart = sd::program<sd::no_batching>(independent_body);
+static_assert(independent.plan().step_count() == 1 && independent_apart.plan().step_count() == count);
 
 std::vector<sd::binding> bind_all(const operands& o) {
   std::vector<sd::binding> bound;
@@ -231,23 +237,31 @@ void bm_7b_raw(benchmark::State& state) {
   cudaStreamDestroy(main);
 }
 
-// Arg 0: shape; arg 1: 0 run(), 1 a captured graph replayed.
+// Arg 0: shape; arg 1: 0 run(), 1 a captured graph replayed; arg 2: 0 the
+// batched plan (one strided-batched call), 1 sd::no_batching (a call per
+// product over 4 streams).
+template <class Program>
+void run_7b_streamdsl(benchmark::State& state, const Program& program, const operands& o, cudaStream_t main) {
+  sd::cuda_executor ex(main);
+  const auto bound = bind_all(o);
+  const sd::binding_list list(bound.data(), bound.size());
+  if (state.range(1) != 0) {
+    auto graph = sd::capture_bound(ex, program, list);
+    time_on(state, main, 0, [&] { graph.launch(main); });
+  } else {
+    time_on(state, main, 0, [&] { ex.run_bound(program, list); });
+  }
+  if (!o.all_right()) state.SkipWithError("wrong result");
+}
+
 void bm_7b_streamdsl(benchmark::State& state) {
   const operands o(shapes[state.range(0)]);
   cudaStream_t main = nullptr;
   check(cudaStreamCreateWithFlags(&main, cudaStreamNonBlocking), "stream");
-  {
-    sd::cuda_executor ex(main);
-    const auto bound = bind_all(o);
-    const sd::binding_list list(bound.data(), bound.size());
-    if (state.range(1) != 0) {
-      auto graph = sd::capture_bound(ex, independent, list);
-      time_on(state, main, 0, [&] { graph.launch(main); });
-    } else {
-      time_on(state, main, 0, [&] { ex.run_bound(independent, list); });
-    }
-    if (!o.all_right()) state.SkipWithError("wrong result");
-  }
+  if (state.range(2) == 0)
+    run_7b_streamdsl(state, independent, o, main);
+  else
+    run_7b_streamdsl(state, independent_apart, o, main);
   state.counters["TFLOPs"] =
       benchmark::Counter(o.flops() * state.iterations() / 1e12, benchmark::Counter::kIsRate);
   cudaStreamDestroy(main);
@@ -361,7 +375,10 @@ void bm_7_streamdsl(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(bm_7b_raw)->ArgsProduct({{0, 1, 2}, {0, 1, 2, 3}})->UseManualTime()->Unit(benchmark::kMicrosecond);
-BENCHMARK(bm_7b_streamdsl)->ArgsProduct({{0, 1, 2}, {0, 1}})->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_7b_streamdsl)
+    ->ArgsProduct({{0, 1, 2}, {0, 1}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_7_raw)->DenseRange(0, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_7_streamdsl<true>)->DenseRange(0, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_7_streamdsl<false>)->DenseRange(0, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -35,7 +35,7 @@ TEST_CASE("random programs: host executor in stress mode against the sequential 
   const auto settings = rt::settings_from_env(1000);
   executors ex(settings.first_seed);
   std::uint64_t run = 0, mismatches = 0, stressed = 0, large = 0, schedule_errors = 0, epilogues = 0,
-                collectives = 0;
+                collectives = 0, batches = 0;
   std::ostringstream report;
   std::vector<std::uint64_t> failing;  // the first mismatching seeds
   for (std::uint64_t seed = settings.first_seed; seed < settings.first_seed + settings.programs; ++seed) {
@@ -60,6 +60,12 @@ TEST_CASE("random programs: host executor in stress mode against the sequential 
                           (st.matmul_mode & sd::ir::matmul_epilogue_bits) != 0);
     epilogues += folded;
     collectives += sd::ir::has_collective(g.user.stmts);  // run on a loopback world (host_run.hpp)
+    // Programs where passes/batch_matmuls.hpp made a batch of independent matmuls.
+    bool batch = false;
+    for (const auto& st : m.ir.stmts)
+      batch = batch || (st.kind == sd::ir::stmt_kind::step && st.code == sd::ir::step_code::matmul &&
+                        st.writes_count > 1);
+    batches += batch;
     if (!result.matches && failing.size() < 20) failing.push_back(seed);
     if (!result.matches && ++mismatches <= 3) {
       report << "---- MISMATCH, seed " << seed << " (replay: STREAMDSL_RANDOM_SEED=" << seed
@@ -72,7 +78,8 @@ TEST_CASE("random programs: host executor in stress mode against the sequential 
   std::cout << report.str() << "random programs: " << run << " run, " << mismatches << " mismatches ("
             << stressed << " in stress mode, " << large << " with kernels split among helper threads, "
             << schedule_errors << " did not schedule, " << epilogues << " with a matmul epilogue folded, "
-            << collectives << " with collectives on " << rt::collective_ranks << " loopback ranks)\n";
+            << collectives << " with collectives on " << rt::collective_ranks << " loopback ranks, " << batches
+            << " with a batch of matmuls)\n";
   if (!failing.empty()) {
     std::cout << "mismatching seeds (random_replay SEED --shrink minimises one):";
     for (auto f : failing) std::cout << ' ' << f;

@@ -176,7 +176,31 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
     // assignment the plan no longer runs, whose target it writes; what it
     // computes is the differential test's to check.
     ir::statement claimed = s;
-    if (is_folded_matmul(s)) {
+    // A batch (passes/batch_matmuls.hpp) claims, member by member, a user
+    // matmul of the member's buffers and mode (the first member: the user's
+    // statement it stands at); its accesses count as that first member's.
+    const bool batch = s.kind == ir::stmt_kind::step && s.code == ir::step_code::matmul && s.writes_count > 1;
+    for (std::int32_t j = 0; batch && j < s.writes_count; ++j) {
+      const auto x = ir::matmul_member_of(v.ir, s, j);
+      std::size_t found = user.stmts.size();
+      for (std::size_t i = 0; i < user.stmts.size() && found == user.stmts.size(); ++i) {
+        const auto& w = user.stmts[i];
+        if (w.kind != ir::stmt_kind::step || w.code != ir::step_code::matmul ||
+            w.matmul_mode != s.matmul_mode || user_seen[i] != 0)
+          continue;
+        const auto y = ir::matmul_member_of(user_view, w, 0);
+        if (y.a == x.a && y.b == x.b && y.c == x.c) found = i;
+      }
+      if (found == user.stmts.size() || (j == 0 && found != static_cast<std::size_t>(s.origin))) {
+        err << "op " << op << " batch `" << ir::statement_text(v.ir, s).view() << "`: member " << j
+            << " claims no user matmul (or the first member not its origin #" << s.origin << ")\n";
+        return false;
+      }
+      ++user_seen[found];
+    }
+    if (batch) {
+      // Checked member by member above.
+    } else if (is_folded_matmul(s)) {
       if ((s.matmul_mode & ir::matmul_bias) != 0) --claimed.reads_count;
       claimed.matmul_mode = static_cast<std::uint8_t>(s.matmul_mode & ~ir::matmul_epilogue_bits);
       claimed.root = -1;
@@ -190,13 +214,13 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
       }
       ++user_seen[next];
     }
-    if (u.kind != s.kind ||
-        ir::statement_text(v.ir, claimed).view() != ir::statement_text(expanded_view, x).view()) {
+    if (!batch && (u.kind != s.kind ||
+                   ir::statement_text(v.ir, claimed).view() != ir::statement_text(expanded_view, x).view())) {
       err << "op " << op << " statement `" << ir::statement_text(v.ir, s).view()
           << "` claims to be user statement #" << s.origin << ", which differs\n";
       return false;
     }
-    ++user_seen[static_cast<std::size_t>(s.origin)];
+    if (!batch) ++user_seen[static_cast<std::size_t>(s.origin)];
     if (s.stream != ops[op].stream)
       err << "statement #" << s.origin << " runs in op " << op << " of another stream\n";
     const auto regions = regions_of(v.ir, s);

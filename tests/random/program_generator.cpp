@@ -138,6 +138,17 @@ class dynamic_generator : public generator_base {
       access::add_buffer(b_, "gat", ir::access::output, gathered_type_, gathered_);
       access::add_buffer(b_, "gs", ir::access::inout, gathered_type_, 0);
     }
+    // Some programs with matmuls have several float matrices, so that two
+    // matmuls of one shape over six distinct buffers (a batch,
+    // passes/batch_matmuls.hpp; twin() below) can be drawn.
+    if (steps_ && product_ >= 0 && r_.chance(0.3)) {
+      for (int i = 0; i < 4; ++i)
+        access::add_buffer(b_, "mi" + std::to_string(i), ir::access::input, dtype::float32, product_,
+                           ir::memory_space::device);
+      for (int i = 0; i < 3; ++i)
+        access::add_buffer(b_, "mo" + std::to_string(i), i == 2 ? ir::access::temp : ir::access::output,
+                           dtype::float32, product_, ir::memory_space::device);
+    }
     // A domain is as long as the buffers bound to it: one with only temps
     // is empty (its statements do nothing, and copies from it are empty too).
     // A rank-2 buffer bound gives its rows and columns their extents, and a
@@ -409,11 +420,44 @@ class dynamic_generator : public generator_base {
     if (b != a) reads.push_back(ir::whole(b));
     order_before(stream, reads, {ir::whole(c)});
     access::current_stream(b_) = stream;
-    access::matmul(b_, ir::whole(c), a, b, static_cast<std::uint8_t>(r_.below(4)));
+    const auto mode = static_cast<std::uint8_t>(r_.below(4));
+    access::matmul(b_, ir::whole(c), a, b, mode);
     check_written_as_meant(reads, ir::whole(c));
     ++done_;
-    if (r_.chance(0.7)) epilogue(stream, c);
+    if (r_.chance(0.7))
+      epilogue(stream, c);
+    else if (r_.chance(0.5))
+      twin(random_stream(), c, a, b, mode);
     return true;
+  }
+
+  // Right after c0 = sd::matmul(a0, b0): another matmul of its type and mode
+  // over buffers none of which it touches, on `stream`: what
+  // passes/batch_matmuls.hpp makes a batch of (when independent).
+  void twin(std::int32_t stream, std::int32_t c0, std::int32_t a0, std::int32_t b0, std::uint8_t mode) {
+    const auto& p = access::ir(b_);
+    const auto fresh = [&](std::int32_t i) {
+      return i != c0 && i != a0 && i != b0 && info_of(i).domain == product_ && !on_host(i) &&
+             info_of(i).type == info_of(c0).type;
+    };
+    std::vector<std::int32_t> targets;
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.buffers.size()); ++i)
+      if (fresh(i) && info_of(i).kind != ir::access::input) targets.push_back(i);
+    if (targets.empty()) return;
+    const auto c = r_.pick(targets);
+    std::vector<std::int32_t> operands;
+    for (std::int32_t i = 0; i < static_cast<std::int32_t>(p.buffers.size()); ++i)
+      if (i != c && fresh(i) && readable(ir::whole(i))) operands.push_back(i);
+    if (operands.size() < 2) return;
+    const auto a = r_.pick(operands);
+    auto b = r_.pick(operands);
+    if (b == a) b = operands[0] == a ? operands[1] : operands[0];
+    const std::vector<ir::region> reads{ir::whole(a), ir::whole(b)};
+    order_before(stream, reads, {ir::whole(c)});
+    access::current_stream(b_) = stream;
+    access::matmul(b_, ir::whole(c), a, b, mode);
+    check_written_as_meant(reads, ir::whole(c));
+    ++done_;
   }
 
   // c = act(alpha * c + bias) right after c = sd::matmul(a, b), each part

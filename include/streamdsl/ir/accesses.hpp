@@ -60,11 +60,58 @@ struct matmul_buffers {
 // scales (each once).
 constexpr matmul_buffers matmul_operands_of(const program_view& p, const statement& s) {
   const auto reads = reads_of(p, s);
+  if (s.writes_count > 1) return {reads[0].buffer, reads[1].buffer, -1};  // a batch: its first member's
   const bool bias = (s.matmul_mode & matmul_bias) != 0;
   const std::size_t scales =
       (s.scale_a >= 0 ? 1u : 0u) + (s.scale_b >= 0 && s.scale_b != s.scale_a ? 1u : 0u);
   const auto last = reads.size() - scales - (bias ? 2 : 1);
   return {reads[0].buffer, reads[last].buffer, bias ? reads[last + 1].buffer : -1, s.scale_a, s.scale_b};
+}
+
+// A batch of matmuls (passes/batch_matmuls.hpp) is one matmul step of
+// several members, each c_j = op(a_j) op(b_j) with the step's mode: its
+// reads are the members' operands in pairs (a_0, b_0, a_1, b_1, ...), its
+// writes their products (c_0, c_1, ...), every buffer distinct, no epilogue.
+// A plain matmul is a batch of one. statement::target is c_0.
+constexpr std::int32_t matmul_batch_size(const statement& s) { return s.writes_count; }
+struct matmul_member {
+  std::int32_t a = -1, b = -1, c = -1;
+};
+constexpr matmul_member matmul_member_of(const program_view& p, const statement& s, std::int32_t j) {
+  if (s.writes_count == 1) {
+    const auto o = matmul_operands_of(p, s);
+    return {o.a, o.b, s.target};
+  }
+  const auto at = [&](std::int32_t i) {
+    return p.accesses[static_cast<std::size_t>(s.accesses_first + i)].buffer;
+  };
+  return {at(2 * j), at(2 * j + 1), at(s.reads_count + j)};
+}
+
+// The rule that decides, once a batch's buffers are bound, how the CUDA
+// executor runs it (backend/cuda/matmul.hpp): one strided-batched
+// cublasLtMatmul when each operand's members lie at one stride (a_j at
+// a_0 + j * stride, the strides positive, whole elements, c's members not
+// overlapping; temps, whose addresses are per run, never do) and each
+// product is at most matmul_batch_flop_limit floating-point operations
+// (2mnk); else each member's own call, one after another on the batch's
+// stream. Measured on the H200 (docs/benchmarks.md, issue 14): one
+// strided-batched call over 64 bf16 products was 3.78x faster than a
+// 4-stream graph of them at 512^3 (0.27 GFLOP each), 1.65x at 1024^3 and
+// 1.54x at 256x4096x1024 (2.1 GFLOP each); a product of 8192^3 (1100 GFLOP)
+// fills the GPU alone, so concurrency cannot pay there. The limit, 2^32
+// (4.3 GFLOP), is twice the largest measured product that paid, below any
+// that was not measured. The host executor runs the members' loops in order,
+// whatever the rule.
+inline constexpr unsigned long long matmul_batch_flop_limit = 1ull << 32;
+inline constexpr const char* matmul_batch_rule =
+    "one strided-batched cublasLtMatmul if bound at one stride per operand and 2mnk <= 2^32, else each "
+    "member's call";
+constexpr bool matmul_batch_pays(long long m, long long n, long long k) {
+  const auto u = [](long long x) { return static_cast<unsigned long long>(x); };
+  if (m <= 0 || n <= 0 || k <= 0) return false;
+  // 2mnk <= limit, without overflow
+  return u(m) <= matmul_batch_flop_limit / 2 / u(n) / u(k);
 }
 
 // The region an assignment writes.

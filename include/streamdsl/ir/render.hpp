@@ -92,6 +92,24 @@ namespace streamdsl::ir {
         // d = relu(2 * sd::matmul(a, b) + bias)  [cuBLASLt epilogue RELU_BIAS]
         const auto m = matmul_operands_of(p, s);
         const auto mode = s.matmul_mode;
+        if (s.writes_count > 1) {  // a batch (passes/batch_matmuls.hpp): its first and last members
+          const auto member = [&](std::int32_t j) {
+            const auto x = matmul_member_of(p, s, j);
+            out << p.buffer_name(x.c) << " = sd::matmul(";
+            if (mode & transpose_a) out << "sd::transpose(" << p.buffer_name(x.a) << ')';
+            if (!(mode & transpose_a)) out << p.buffer_name(x.a);
+            out << ", ";
+            if (mode & transpose_b) out << "sd::transpose(" << p.buffer_name(x.b) << ')';
+            if (!(mode & transpose_b)) out << p.buffer_name(x.b);
+            if (mode & matmul_tf32) out << ", sd::tf32";
+            out << ')';
+          };
+          member(0);
+          out << (s.writes_count > 2 ? "; ...; " : "; ");
+          member(s.writes_count - 1);
+          out << "  [batch of " << s.writes_count << " matmuls]";
+          return;
+        }
         const bool act = (mode & (matmul_relu | matmul_gelu_tanh)) != 0;
         out << p.buffer_name(s.target) << " = ";
         if (act) out << ((mode & matmul_relu) ? "relu(" : "gelu_tanh(");

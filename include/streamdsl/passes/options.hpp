@@ -25,6 +25,9 @@ struct options {
   // false: each kernel its own launch, never a segment of a multi-tensor
   // launch (passes/join_launches.hpp; a baseline for benchmarks)
   bool join_launches = true;
+  // false: every matmul its own cuBLASLt call, never a member of a batch
+  // (passes/batch_matmuls.hpp; a baseline for benchmarks and tests)
+  bool batching = true;
 
   friend constexpr bool operator==(const options&, const options&) = default;
 };
@@ -36,6 +39,7 @@ constexpr options operator|(options a, options b) {
   if (b.placement != placement_policy::strict) r.placement = b.placement;
   if (!b.fusion) r.fusion = false;
   if (!b.join_launches) r.join_launches = false;
+  if (!b.batching) r.batching = false;
   return r;
 }
 
@@ -46,5 +50,6 @@ inline constexpr options relaxed{sync_policy::checked, placement_policy::relaxed
 inline constexpr options no_fusion{sync_policy::checked, placement_policy::strict, false};
 inline constexpr options as_written{sync_policy::checked, placement_policy::as_written};
 inline constexpr options separate_launches{sync_policy::checked, placement_policy::strict, true, false};
+inline constexpr options no_batching{sync_policy::checked, placement_policy::strict, true, true, false};
 
 }  // namespace streamdsl

@@ -9,6 +9,7 @@
 // __host__ __device__) even in units that schedule nothing: as plain
 // functions the passes cost a 20-statement plan unit ~290M cicc
 // instructions, 5% of its compile (docs/benchmarks.md, session 6).
+#include "batch_matmuls.hpp"
 #include "fuse_into_steps.hpp"
 #include "fusion.hpp"
 #include "join_launches.hpp"
@@ -37,9 +38,12 @@ constexpr plan_model schedule(ir::program p, options o) {
       m.ir.fail(diag::error_kind::race, describe_races(ir::view_of(m.ir), races));
       return m;
     }
-  } else if (o.sync == sync_policy::automatic) {
-    insert_syncs(m.ir);
   }
+  // Batches of independent matmuls (batch_matmuls.hpp): before sync
+  // insertion, which orders them; under sd::checked it runs only when a
+  // batch was made (the user's syncs stay; it adds what the moved members need).
+  const bool batched = batches_matmuls(o) && batch_matmuls(m) > 0;
+  if (o.sync == sync_policy::automatic || (batched && o.sync == sync_policy::checked)) insert_syncs(m.ir);
   if (o.fusion && o.placement != placement_policy::as_written) {
     fuse_into_steps(m);
     fold_matmul_epilogues(m);
@@ -67,7 +71,11 @@ template <class = void>
 constexpr plan_sizes bounds_of(const ir::program& p, options o) {
   auto z = sizes_of(p);
   z = passes::lower_wait_stream_bound(z, p);
-  if (o.sync == sync_policy::automatic) z = passes::insert_syncs_bound(z, p);
+  const bool batched = passes::batches_matmuls(o) && passes::count_matmul_batches(p) > 0;
+  if (batched) z = passes::batch_matmuls_bound(z, p);
+  // A batch has at most the waits its members had (each capped at one per other stream).
+  if (o.sync == sync_policy::automatic || (batched && o.sync == sync_policy::checked))
+    z = passes::insert_syncs_bound(z, p);
   if (o.fusion && o.placement != placement_policy::as_written) {
     z = passes::fuse_into_steps_bound(z, p);
     z = passes::fold_matmul_epilogues_bound(z, p);

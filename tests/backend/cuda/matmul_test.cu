@@ -634,3 +634,98 @@ TEST_CASE("a folded bias is read where it is bound at each run", "[cuda][matmul]
     check_epilogue<float, float, 2>(dd.download(), a, b, *bias, 1.0, d, "gpu");
   }
 }
+
+namespace {
+
+// Workload 7b's shape (passes/batch_matmuls.hpp): `count` independent
+// products over 4 streams, one batch unless sd::no_batching.
+template <class T, int count>
+constexpr auto spread_body = [](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("n2");
+  auto a = p.inputs<T>("a", count, m, k);
+  auto b = p.inputs<T>("b", count, k, n);
+  auto c = p.outputs<T>("c", count, m, n);
+  auto s = p.streams("s", 4);
+  for (int i = 0; i < 4; ++i) s[i].wait_stream(p.main_stream());
+  for (int i = 0; i < count; ++i) sd::with_stream(s[i % 4], [&] { c[i] = sd::matmul(a[i], b[i]); });
+  for (int i = 0; i < 4; ++i) p.main_stream().wait_stream(s[i]);
+};
+template <class T, int count>
+constexpr auto spread_batched = sd::program(spread_body<T, count>);
+template <class T, int count>
+constexpr auto spread_apart = sd::program<sd::no_batching>(spread_body<T, count>);
+
+// Runs the batch and the unbatched plan with member i's matrices at
+// i * (matrix + gap(i)) elements into one allocation per operand, and checks
+// both against the reference: with no gaps the batch is one strided-batched
+// call (ir::matmul_batch_rule), with uneven gaps it falls back to the
+// members' own calls; either way the products are the members'.
+template <class T, int count>
+void check_batch(sd::cuda_executor& ex, dims d, std::size_t (*gap)(int)) {
+  STATIC_REQUIRE(spread_batched<T, count>.plan().step_count() == 1);
+  STATIC_REQUIRE(spread_apart<T, count>.plan().step_count() == count);
+  INFO("m " << d.m << ", k " << d.k << ", n " << d.n << ", gap of member 1 " << gap(1));
+  std::vector<std::size_t> at_a(count), at_b(count), at_c(count);
+  std::size_t na = 0, nb = 0, nc = 0;
+  for (int i = 0; i < count; ++i) {
+    at_a[i] = na;
+    at_b[i] = nb;
+    at_c[i] = nc;
+    na += d.m * d.k + gap(i);
+    nb += d.k * d.n + gap(i);
+    nc += d.m * d.n + gap(i);
+  }
+  std::vector<std::vector<T>> a(count), b(count);
+  std::vector<T> all_a(na), all_b(nb);
+  for (int i = 0; i < count; ++i) {
+    a[i] = operand<T>(d.m * d.k, 2 * i + 1);
+    b[i] = operand<T>(d.k * d.n, 2 * i + 2);
+    std::copy(a[i].begin(), a[i].end(), all_a.begin() + static_cast<std::ptrdiff_t>(at_a[i]));
+    std::copy(b[i].begin(), b[i].end(), all_b.begin() + static_cast<std::ptrdiff_t>(at_b[i]));
+  }
+  device_buffer<T> da(all_a), db(all_b), dc(nc), dc_apart(nc);
+  const auto bindings = [&](T* c) {
+    std::vector<sd::binding> bound;
+    for (int i = 0; i < count; ++i) {
+      const std::string at = "[" + std::to_string(i) + "]";
+      bound.push_back(sd::bind("a" + at, da.cget() + at_a[i], d.m, d.k));
+      bound.push_back(sd::bind("b" + at, db.cget() + at_b[i], d.k, d.n));
+      bound.push_back(sd::bind("c" + at, c + at_c[i], d.m, d.n));
+    }
+    return bound;
+  };
+  const auto batched = bindings(dc.get()), apart = bindings(dc_apart.get());
+  ex.run(spread_batched<T, count>, sd::binding_list(batched.data(), batched.size()));
+  ex.run(spread_apart<T, count>, sd::binding_list(apart.data(), apart.size()));
+  const auto got = dc.download(), got_apart = dc_apart.download();
+  for (int i = 0; i < count; ++i) {
+    const auto first = got.begin() + static_cast<std::ptrdiff_t>(at_c[i]);
+    const auto first_apart = got_apart.begin() + static_cast<std::ptrdiff_t>(at_c[i]);
+    const auto n = static_cast<std::ptrdiff_t>(d.m * d.n);
+    check_against_reference(std::vector<T>(first, first + n), a[i], b[i], d, false, false, "batched");
+    check_against_reference(std::vector<T>(first_apart, first_apart + n), a[i], b[i], d, false, false,
+                            "no_batching");
+  }
+}
+
+std::size_t no_gap(int) { return 0; }
+// Member 1 off the stride of the others (a whole 256 bytes of bf16 and float
+// more): the batch falls back to the members' own calls.
+std::size_t uneven_gap(int i) { return i == 1 ? 128 : 0; }
+
+}  // namespace
+
+TEST_CASE("a batch of matmuls on the GPU: one strided-batched call, and the fallback when strides differ",
+          "[cuda][matmul][batch][sanitize]") {
+  sd::cuda_executor ex;  // one executor: each binding re-decides the batch
+  for (const dims d : {dims{64, 48, 80}, dims{17, 33, 9}, dims{1, 1, 1}, dims{4, 0, 3}}) {
+    check_batch<__nv_bfloat16, 8>(ex, d, no_gap);
+    check_batch<__nv_bfloat16, 8>(ex, d, uneven_gap);
+    check_batch<float, 8>(ex, d, no_gap);
+    check_batch<float, 8>(ex, d, uneven_gap);
+  }
+  // (A product over the rule's size limit takes the members' own calls as the
+  // uneven gaps do: tests/passes/batch_matmuls_test.cpp checks the limit.)
+}

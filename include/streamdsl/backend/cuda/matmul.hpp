@@ -57,6 +57,14 @@
 // (256-byte aligned). A run allocates nothing for cuBLASLt and a captured
 // graph replays the same workspace. The cuBLASLt handle is the executor's,
 // made by the first program with a matmul it prepares.
+//
+// A batch (passes/batch_matmuls.hpp: independent matmuls of one shape as one
+// step) is decided when bound (ir::matmul_batch_rule, strided_batch_of): one
+// strided-batched call (CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT and
+// STRIDED_BATCH_OFFSET on the three layouts, member 0's pointers) when each
+// operand's members lie at one positive stride and each product is small
+// enough to share the GPU; else each member's own call, in order on the
+// batch's stream (lt_batch).
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -69,6 +77,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../../detail/dyn_array.hpp"
 #include "../../detail/text.hpp"
 #include "../../diag/error.hpp"
 #include "../../ir/accesses.hpp"
@@ -310,34 +319,52 @@ inline cublasLtEpilogue_t lt_epilogue(std::uint8_t mode) {
   return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
 }
 
-inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held, const plan_view& plan,
-                              std::size_t stmt, const long long* extents, void* const* ptrs) {
-  const auto& s = plan.ir.stmts[stmt];
-  // One read when both operands are one buffer (sd::matmul(x, sd::transpose(x))).
-  const auto operands = ir::matmul_operands_of(plan.ir, s);
-  const std::int32_t a = operands.a, b = operands.b, c = s.target;
-  const auto& ba = plan.ir.buffers[static_cast<std::size_t>(a)];
-  const auto& bb = plan.ir.buffers[static_cast<std::size_t>(b)];
-  const auto& bc = plan.ir.buffers[static_cast<std::size_t>(c)];
-  const auto& da = plan.ir.domains[static_cast<std::size_t>(ba.domain)];
-  const auto& db = plan.ir.domains[static_cast<std::size_t>(bb.domain)];
+// A strided batch: `count` products, each operand's member j at its member
+// 0's address plus j strides (in elements; count 1: no batch).
+struct lt_batch_layout {
+  int count = 1;
+  long long stride_a = 0, stride_b = 0, stride_c = 0;
+  constexpr bool operator==(const lt_batch_layout&) const = default;
+};
+
+// The extents of statement s's products and the alignment of member x's
+// bound pointers (256 for temps: their slots are 256-byte aligned).
+inline matmul_shape matmul_shape_of(const plan_view& plan, const ir::statement& s, const ir::matmul_member& x,
+                                    std::int32_t bias, const long long* extents, void* const* ptrs) {
+  const auto& da =
+      plan.ir.domains[static_cast<std::size_t>(plan.ir.buffers[static_cast<std::size_t>(x.a)].domain)];
+  const auto& db =
+      plan.ir.domains[static_cast<std::size_t>(plan.ir.buffers[static_cast<std::size_t>(x.b)].domain)];
   const bool ta = (s.matmul_mode & ir::transpose_a) != 0, tb = (s.matmul_mode & ir::transpose_b) != 0;
   auto extent = [&](std::int32_t d) { return extents[static_cast<std::size_t>(d)]; };
   matmul_shape shape;
   shape.m = extent(ta ? da.inner : da.outer);
   shape.k = extent(ta ? da.outer : da.inner);
   shape.n = extent(tb ? db.outer : db.inner);
-  shape.align_a = alignment_of(ptrs[a]);
-  shape.align_b = alignment_of(ptrs[b]);
-  shape.align_c = alignment_of(ptrs[c]);
-  if (operands.bias >= 0) shape.align_bias = alignment_of(ptrs[operands.bias]);
-  for (const auto scale : {operands.scale_a, operands.scale_b})
-    if (scale >= 0 && alignment_of(ptrs[scale]) < shape.align_scales)
-      shape.align_scales = alignment_of(ptrs[scale]);
-  const bool fp8 = is_fp8(ba.type);
-  if (fp8) check_fp8_binding(plan, stmt, shape, size_of(bc.type));
-  if (held && static_cast<const lt_matmul*>(held.get())->shape == shape) return;  // as prepared before
+  shape.align_a = alignment_of(ptrs[x.a]);
+  shape.align_b = alignment_of(ptrs[x.b]);
+  shape.align_c = alignment_of(ptrs[x.c]);
+  if (bias >= 0) shape.align_bias = alignment_of(ptrs[bias]);
+  return shape;
+}
 
+// Makes the cuBLASLt call of member x of statement `stmt` (its bias, for a
+// plain matmul's epilogue: -1 for none) for `shape`, strided over `batch`.
+// An FP8 matmul's scale buffers (-1: none; a batch's members have none).
+struct lt_scales {
+  std::int32_t scale_a = -1, scale_b = -1;
+};
+
+inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_view& plan, std::size_t stmt,
+                                   const ir::matmul_member& x, std::int32_t bias, const matmul_shape& shape,
+                                   const lt_batch_layout& batch, void* const* ptrs, lt_scales scales = {}) {
+  const auto& s = plan.ir.stmts[stmt];
+  const std::int32_t a = x.a, b = x.b, c = x.c;
+  const auto& ba = plan.ir.buffers[static_cast<std::size_t>(a)];
+  const auto& bb = plan.ir.buffers[static_cast<std::size_t>(b)];
+  const auto& bc = plan.ir.buffers[static_cast<std::size_t>(c)];
+  const bool ta = (s.matmul_mode & ir::transpose_a) != 0, tb = (s.matmul_mode & ir::transpose_b) != 0;
+  const bool fp8 = is_fp8(ba.type);
   if (!library) {
     auto* lib = new lt_library;
     library.reset(lib);
@@ -360,9 +387,9 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   mm->wide_scale = ba.type == dtype::float64;
   mm->epilogue = s.matmul_mode & ir::matmul_epilogue_bits;
   mm->c_type = bc.type;
-  mm->bias = operands.bias;
-  mm->scale_a = operands.scale_a;
-  mm->scale_b = operands.scale_b;
+  mm->bias = bias;
+  mm->scale_a = scales.scale_a;
+  mm->scale_b = scales.scale_b;
   if (mm->epilogue & ir::matmul_alpha) {
     const auto& alpha = plan.ir.nodes[static_cast<std::size_t>(s.root)];
     if (alpha.code == ir::op::param)
@@ -370,10 +397,7 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
     else
       mm->alpha = literal_alpha(alpha, bc.type);
   }
-  if (shape.m == 0 || shape.n == 0 || shape.k == 0) {  // no cuBLASLt call (lt_matmul::issue)
-    held = static_cast<owned_matmul&&>(owned);
-    return;
-  }
+  if (shape.m == 0 || shape.n == 0 || shape.k == 0) return owned;  // no cuBLASLt call (lt_matmul::issue)
   const auto lt = [&](cublasStatus_t status, const char* call) {
     if (status != CUBLAS_STATUS_SUCCESS) lt_prepare_failed(plan, stmt, call, status, shape);
   };
@@ -421,16 +445,25 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   // is a column-major (c x r) matrix with leading dimension c.
   const auto u = [](long long x) { return static_cast<std::uint64_t>(x); };
   const long long m = shape.m, n = shape.n, k = shape.k;
-  const auto layout = [&](owned_lt_layout& out, dtype t, long long rows, long long cols) {
+  const auto layout = [&](owned_lt_layout& out, dtype t, long long rows, long long cols, long long stride) {
     cublasLtMatrixLayout_t l = nullptr;
     lt(cublasLtMatrixLayoutCreate(&l, lt_data_type(t), u(rows), u(cols), rows), "cublasLtMatrixLayoutCreate");
     out.reset(l);
+    if (batch.count <= 1) return;
+    // A strided batch (passes/batch_matmuls.hpp, ir::matmul_batch_rule): matrix j at j strides.
+    const std::int32_t count = batch.count;
+    const std::int64_t offset = stride;
+    lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
+       "cublasLtMatrixLayoutSetAttribute");
+    lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &offset,
+                                        sizeof offset),
+       "cublasLtMatrixLayoutSetAttribute");
   };
   // b stored (n, k) when read transposed: column-major (k x n); else (k, n): (n x k).
-  layout(mm->a_layout, bb.type, tb ? k : n, tb ? n : k);
+  layout(mm->a_layout, bb.type, tb ? k : n, tb ? n : k, batch.stride_b);
   // a stored (k, m) when read transposed: column-major (m x k); else (m, k): (k x m).
-  layout(mm->b_layout, ba.type, ta ? m : k, ta ? k : m);
-  layout(mm->c_layout, bc.type, n, m);  // c (m, n): column-major (n x m)
+  layout(mm->b_layout, ba.type, ta ? m : k, ta ? k : m, batch.stride_a);
+  layout(mm->c_layout, bc.type, n, m, batch.stride_c);  // c (m, n): column-major (n x m)
   cublasLtMatmulPreference_t pref = nullptr;
   lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
   owned_lt_preference owned_pref(pref);
@@ -454,7 +487,123 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   if (found == 0) lt(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmulAlgoGetHeuristic (no algorithm)");
   mm->algo = result.algo;
   mm->workspace_bytes = result.workspaceSize;
+  return owned;
+}
+
+// A batch (passes/batch_matmuls.hpp) as prepared for one binding: one
+// strided-batched call (layout.count > 1), or each member's own call in
+// order on the batch's stream, as ir::matmul_batch_rule decides.
+struct lt_batch final : prepared_matmul {
+  detail::dyn_array<matmul_shape> shapes;  // per member: what its preparation depends on
+  lt_batch_layout layout;
+  detail::dyn_array<owned_matmul> parts;
+
+  bool issue(void* const* ptrs, const unsigned long long* params, cudaStream_t stream, void* workspace,
+             step_failure& failure) const override {
+    for (const auto& part : parts)
+      if (!part.get()->issue(ptrs, params, stream, workspace, failure)) return false;
+    return true;
+  }
+};
+
+// The strided batch a batch's bound members make (ir::matmul_batch_rule),
+// or count 1 when they make none.
+inline lt_batch_layout strided_batch_of(const plan_view& plan, const ir::statement& s,
+                                        const matmul_shape& shape, void* const* ptrs) {
+  const std::int32_t count = ir::matmul_batch_size(s);
+  if (!ir::matmul_batch_pays(shape.m, shape.n, shape.k)) return {};
+  const auto x0 = ir::matmul_member_of(plan.ir, s, 0);
+  const auto size = [&](std::int32_t buffer) {
+    return static_cast<long long>(size_of(plan.ir.buffers[static_cast<std::size_t>(buffer)].type));
+  };
+  const auto address = [&](std::int32_t buffer) { return reinterpret_cast<std::uintptr_t>(ptrs[buffer]); };
+  // The stride in elements from member 0 to member 1 of one operand, 0 when
+  // it is none (a temp, misaligned to its type, or not after member 0).
+  const auto stride_of = [&](std::int32_t first, std::int32_t second) -> long long {
+    if (ptrs[first] == nullptr || ptrs[second] == nullptr || address(second) <= address(first)) return 0;
+    const auto bytes = address(second) - address(first);
+    const auto elem = static_cast<std::uintptr_t>(size(first));
+    return bytes % elem == 0 ? static_cast<long long>(bytes / elem) : 0;
+  };
+  const auto x1 = ir::matmul_member_of(plan.ir, s, 1);
+  lt_batch_layout l;
+  l.count = count;
+  l.stride_a = stride_of(x0.a, x1.a);
+  l.stride_b = stride_of(x0.b, x1.b);
+  l.stride_c = stride_of(x0.c, x1.c);
+  if (l.stride_a == 0 || l.stride_b == 0 || l.stride_c < shape.m * shape.n) return {};
+  for (std::int32_t j = 1; j < count; ++j) {
+    const auto x = ir::matmul_member_of(plan.ir, s, j);
+    const auto at = [&](std::int32_t first, std::int32_t member, long long stride) {
+      return ptrs[member] != nullptr &&
+             address(member) == address(first) + static_cast<std::uintptr_t>(j) *
+                                                     static_cast<std::uintptr_t>(stride) *
+                                                     static_cast<std::uintptr_t>(size(first));
+    };
+    if (!at(x0.a, x.a, l.stride_a) || !at(x0.b, x.b, l.stride_b) || !at(x0.c, x.c, l.stride_c)) return {};
+  }
+  return l;
+}
+
+inline void prepare_lt_batch(owned_matmul_library& library, owned_matmul& held, const plan_view& plan,
+                             std::size_t stmt, const long long* extents, void* const* ptrs) {
+  const auto& s = plan.ir.stmts[stmt];
+  const std::int32_t count = ir::matmul_batch_size(s);
+  detail::dyn_array<matmul_shape> shapes;
+  for (std::int32_t j = 0; j < count; ++j)
+    shapes.push_back(matmul_shape_of(plan, s, ir::matmul_member_of(plan.ir, s, j), -1, extents, ptrs));
+  const lt_batch_layout layout = strided_batch_of(plan, s, shapes[0], ptrs);
+  if (held) {  // as prepared before: the same extents, alignments and strides
+    const auto* was = static_cast<const lt_batch*>(held.get());
+    bool same = was->layout == layout && was->shapes.size() == shapes.size();
+    for (std::size_t j = 0; same && j < shapes.size(); ++j) same = was->shapes[j] == shapes[j];
+    if (same) return;
+  }
+  auto* batch = new lt_batch;
+  owned_matmul owned(batch);
+  batch->layout = layout;
+  if (layout.count > 1) {  // one call: the heuristic is told the members' smallest alignments
+    matmul_shape shape = shapes[0];
+    for (const auto& x : shapes) {
+      shape.align_a = x.align_a < shape.align_a ? x.align_a : shape.align_a;
+      shape.align_b = x.align_b < shape.align_b ? x.align_b : shape.align_b;
+      shape.align_c = x.align_c < shape.align_c ? x.align_c : shape.align_c;
+    }
+    try {
+      batch->parts.push_back(
+          make_lt_matmul(library, plan, stmt, ir::matmul_member_of(plan.ir, s, 0), -1, shape, layout, ptrs));
+    } catch (const error&) {
+      // cuBLASLt refused the strided batch (no algorithm for it, say): the
+      // members' own calls below, whose failures are reported as a matmul's.
+      if (!library) throw;  // no handle: nothing else can run either
+    }
+  }
+  if (batch->parts.empty())
+    for (std::int32_t j = 0; j < count; ++j)
+      batch->parts.push_back(make_lt_matmul(library, plan, stmt, ir::matmul_member_of(plan.ir, s, j), -1,
+                                            shapes[static_cast<std::size_t>(j)], {}, ptrs));
+  for (const auto& part : batch->parts)
+    if (part.get()->workspace_bytes > batch->workspace_bytes)
+      batch->workspace_bytes = part.get()->workspace_bytes;
+  batch->shapes = static_cast<detail::dyn_array<matmul_shape>&&>(shapes);
   held = static_cast<owned_matmul&&>(owned);
+}
+
+inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held, const plan_view& plan,
+                              std::size_t stmt, const long long* extents, void* const* ptrs) {
+  const auto& s = plan.ir.stmts[stmt];
+  if (ir::matmul_batch_size(s) > 1) return prepare_lt_batch(library, held, plan, stmt, extents, ptrs);
+  // One read when both operands are one buffer (sd::matmul(x, sd::transpose(x))).
+  const auto operands = ir::matmul_operands_of(plan.ir, s);
+  const auto x = ir::matmul_member_of(plan.ir, s, 0);
+  matmul_shape shape = matmul_shape_of(plan, s, x, operands.bias, extents, ptrs);
+  for (const auto scale : {operands.scale_a, operands.scale_b})
+    if (scale >= 0 && alignment_of(ptrs[scale]) < shape.align_scales) shape.align_scales = alignment_of(ptrs[scale]);
+  const auto& ba = plan.ir.buffers[static_cast<std::size_t>(x.a)];
+  if (is_fp8(ba.type))
+    check_fp8_binding(plan, stmt, shape, size_of(plan.ir.buffers[static_cast<std::size_t>(x.c)].type));
+  if (held && static_cast<const lt_matmul*>(held.get())->shape == shape) return;  // as prepared before
+  held = make_lt_matmul(library, plan, stmt, x, operands.bias, shape, {}, ptrs, {operands.scale_a, operands.scale_b});
 }
 
 template <class Program>

@@ -360,6 +360,9 @@ class host_executor {
             break;
           case ir::step_form::matmul:
             step.matmul = host_detail::lay_out_matmul(plan, c.bound, c.memory, s, multiplies);
+            step.batch.clear();
+            for (std::int32_t j = 1; j < ir::matmul_batch_size(s); ++j)
+              step.batch.push_back(host_detail::lay_out_matmul(plan, c.bound, c.memory, s, multiplies, j));
             break;
           case ir::step_form::collective: {
             const auto first = static_cast<std::size_t>(s.accesses_first);
@@ -546,7 +549,10 @@ class host_executor {
                 case ir::step_form::scan:
                   host_detail::run_reduce_or_scan(st, kernels[st.values], scratch);
                   break;
-                case ir::step_form::matmul: st.matmul.multiply(st.matmul); break;
+                case ir::step_form::matmul:  // a batch: its members in order
+                  st.matmul.multiply(st.matmul);
+                  for (const auto& member : st.batch) member.multiply(member);
+                  break;
                 case ir::step_form::collective: communicator_->run(st.collective); break;
                 case ir::step_form::call: {
                   call_context context(st.call->name(), nullptr, false, st.regions.data(), st.read_count,

@@ -145,12 +145,14 @@ constexpr bool multiplies(const plan_view& plan, dtype t) {
   return false;
 }
 
-// The operands, extents and multiply of a matmul statement.
+// The operands, extents and multiply of a matmul statement's member j (a
+// batch's, passes/batch_matmuls.hpp; 0 of a plain matmul).
 inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings& bound,
                                   const detail::dyn_array<std::byte*>& memory, const ir::statement& s,
-                                  multiply_finder multiplies) {
+                                  multiply_finder multiplies, std::int32_t j = 0) {
   const auto operands = ir::matmul_operands_of(plan.ir, s);
-  const auto a = operands.a, b = operands.b;
+  const auto member = ir::matmul_member_of(plan.ir, s, j);
+  const auto a = member.a, b = member.b, target = member.c;
   auto extent = [&](std::int32_t d) { return bound.domain_extent[static_cast<std::size_t>(d)]; };
   const auto& da =
       plan.ir.domains[static_cast<std::size_t>(plan.ir.buffers[static_cast<std::size_t>(a)].domain)];
@@ -165,8 +167,7 @@ inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings
   mm.a = memory[static_cast<std::size_t>(a)];
   mm.b = memory[static_cast<std::size_t>(b)];
   mm.c =
-      backend_detail::bytes_of(plan, bound, ir::whole(s.target), memory[static_cast<std::size_t>(s.target)])
-          .data;
+      backend_detail::bytes_of(plan, bound, ir::whole(target), memory[static_cast<std::size_t>(target)]).data;
   mm.epilogue = s.matmul_mode & ir::matmul_epilogue_bits;
   if (operands.bias >= 0) mm.bias = memory[static_cast<std::size_t>(operands.bias)];
   const auto format = [&](std::int32_t x) {
@@ -188,7 +189,7 @@ inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings
   }
   mm.multiply = multiplies == nullptr ? nullptr
                                       : multiplies(plan.ir.buffers[static_cast<std::size_t>(a)].type,
-                                                   plan.ir.buffers[static_cast<std::size_t>(s.target)].type);
+                                                   plan.ir.buffers[static_cast<std::size_t>(target)].type);
   if (mm.multiply == nullptr)
     throw error("streamdsl host executor: internal error: a program's matmul lacks its multiply");
   return mm;

@@ -38,6 +38,7 @@ struct host_step {
   void (*fold)(const host_step&, const kernel_program&, std::byte*) = nullptr;  // run<A> of its type
   // a matmul
   host_matmul matmul{};
+  detail::dyn_array<host_matmul> batch;  // a batch's members after the first (passes/batch_matmuls.hpp)
   // a call: its binding and its regions, placed (backend/call_context.hpp)
   const binding* call = nullptr;
   detail::dyn_array<call_region> regions;
