@@ -403,7 +403,9 @@ TEST_CASE("reference: collectives over loopback ranks", "[docs]") {
   // SNIPPET: ref-loopback
   sd::loopback_world world(2);  // two ranks, a thread each
   std::vector<std::vector<float>> x = {{1, 2}, {3, 4}}, g(2, std::vector<float>(2));
-  world.run(averaged, [&](int r) { return std::vector<sd::binding>{sd::bind("x", x[r]), sd::bind("g", g[r])}; });
+  world.run(averaged, [&](int r) {
+    return std::vector<sd::binding>{sd::bind("x", x[r]), sd::bind("g", g[r])};
+  });
   // g[0] == g[1] == {4, 6}
   // END SNIPPET
   CHECK(g[0] == std::vector<float>{4, 6});

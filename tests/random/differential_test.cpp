@@ -78,8 +78,8 @@ TEST_CASE("random programs: host executor in stress mode against the sequential 
   std::cout << report.str() << "random programs: " << run << " run, " << mismatches << " mismatches ("
             << stressed << " in stress mode, " << large << " with kernels split among helper threads, "
             << schedule_errors << " did not schedule, " << epilogues << " with a matmul epilogue folded, "
-            << collectives << " with collectives on " << rt::collective_ranks << " loopback ranks, " << batches
-            << " with a batch of matmuls)\n";
+            << collectives << " with collectives on " << rt::collective_ranks << " loopback ranks, "
+            << batches << " with a batch of matmuls)\n";
   if (!failing.empty()) {
     std::cout << "mismatching seeds (random_replay SEED --shrink minimises one):";
     for (auto f : failing) std::cout << ' ' << f;

@@ -68,7 +68,7 @@ constexpr bool candidate(const ir::program_view& v, const ir::statement& s) {
   if ((s.matmul_mode & ir::matmul_epilogue_bits) != 0) return false;
   if (s.scale_a >= 0 || s.scale_b >= 0) return false;  // FP8 with scales: not batched (not measured)
   const auto o = ir::matmul_operands_of(v, s);
-  if (ir::is_fp8(v.buffers[static_cast<std::size_t>(o.a)].type)) return false;  // FP8: its own bind checks
+  if (is_fp8(v.buffers[static_cast<std::size_t>(o.a)].type)) return false;  // FP8: its own bind checks
   return o.a != o.b && o.a != s.target && o.b != s.target && ir::is_whole(ir::target_of(v, s));
 }
 

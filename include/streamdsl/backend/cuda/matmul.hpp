@@ -598,12 +598,14 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   const auto x = ir::matmul_member_of(plan.ir, s, 0);
   matmul_shape shape = matmul_shape_of(plan, s, x, operands.bias, extents, ptrs);
   for (const auto scale : {operands.scale_a, operands.scale_b})
-    if (scale >= 0 && alignment_of(ptrs[scale]) < shape.align_scales) shape.align_scales = alignment_of(ptrs[scale]);
+    if (scale >= 0 && alignment_of(ptrs[scale]) < shape.align_scales)
+      shape.align_scales = alignment_of(ptrs[scale]);
   const auto& ba = plan.ir.buffers[static_cast<std::size_t>(x.a)];
   if (is_fp8(ba.type))
     check_fp8_binding(plan, stmt, shape, size_of(plan.ir.buffers[static_cast<std::size_t>(x.c)].type));
   if (held && static_cast<const lt_matmul*>(held.get())->shape == shape) return;  // as prepared before
-  held = make_lt_matmul(library, plan, stmt, x, operands.bias, shape, {}, ptrs, {operands.scale_a, operands.scale_b});
+  held = make_lt_matmul(library, plan, stmt, x, operands.bias, shape, {}, ptrs,
+                        {operands.scale_a, operands.scale_b});
 }
 
 template <class Program>
