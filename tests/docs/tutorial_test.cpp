@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <streamdsl/backend/host/host_executor.hpp>
+#include <streamdsl/backend/host/loopback.hpp>
 #include <streamdsl/streamdsl.hpp>
 #include <string>
 #include <vector>
@@ -152,6 +153,23 @@ static_assert(layer.plan().kernel_count("side") == 1);  // the chain is one kern
 static_assert(layer.plan().sync_count() == 0);          // independent: only the entry and exit edges
 // END SNIPPET
 
+// SNIPPET: data-parallel
+constexpr auto dp_step = sd::program<sd::automatic>([](sd::builder& p) {
+  auto x = p.input<float>("x");  // this rank's shard of the batch
+  auto w = p.inout<float>("w");  // the weights, the same on every rank
+  auto g = p.temp<float>("g");   // the gradient
+  auto comm = p.stream("comm");
+  constexpr int buckets = 4;
+  for (int i = 0; i < buckets; ++i) {
+    g.chunk(i, buckets) = (x.chunk(i, buckets) - w.chunk(i, buckets)) * 2;  // bucket i, on main
+    sd::with_stream(comm, [&] { sd::all_reduce(g.chunk(i, buckets), sd::reduce_op::avg); });
+  }
+  w = w - g * 0.25f;  // the update, once every bucket is averaged
+});
+static_assert(dp_step.plan().step_count() == 4);  // the four all-reduces, on comm
+static_assert(dp_step.plan().kernel_count() == 5);
+// END SNIPPET
+
 // PLAN: seed
 const char* const seed_plan = R"(// streamdsl plan: 2 kernels, 2 syncs, 2 streams, 0 workspace slots
 stream main:
@@ -283,6 +301,50 @@ notes:
     epilogue: statement #1 `h = relu(t + bias)` on stream 'main' is folded into statement #0 `t = sd::matmul(x, w)` on stream 'main' as cuBLASLt's epilogue RELU_BIAS (temp 't' is never stored)
 )";
 // END PLAN
+
+// PLAN: data-parallel
+const char* const dp_plan = R"(// streamdsl plan: 5 kernels, 4 steps, 10 syncs, 2 streams, 1 workspace slots
+stream main:
+    record entry
+    kernel k0 over 1/4 of n {
+      g.chunk(0, 4) = (x.chunk(0, 4) - w.chunk(0, 4)) * 2;  // slot 0
+    }
+    record auto_sync.0  // inserted by sd::automatic
+    kernel k1 over 1/4 of n {
+      g.chunk(1, 4) = (x.chunk(1, 4) - w.chunk(1, 4)) * 2;  // slot 0
+    }
+    record auto_sync.1  // inserted by sd::automatic
+    kernel k2 over 1/4 of n {
+      g.chunk(2, 4) = (x.chunk(2, 4) - w.chunk(2, 4)) * 2;  // slot 0
+    }
+    record auto_sync.2  // inserted by sd::automatic
+    kernel k3 over 1/4 of n {
+      g.chunk(3, 4) = (x.chunk(3, 4) - w.chunk(3, 4)) * 2;  // slot 0
+    }
+    record auto_sync.3  // inserted by sd::automatic
+    wait auto_sync.4 (recorded on comm)  // inserted by sd::automatic
+    kernel k4 over n {
+      w = w - g * 0.25;
+    }
+    wait comm (exit edge)
+stream comm:
+    wait main (entry edge)
+    wait auto_sync.0 (recorded on main)  // inserted by sd::automatic
+    sd::all_reduce(g.chunk(0, 4), sd::reduce_op::avg);
+    wait auto_sync.1 (recorded on main)  // inserted by sd::automatic
+    sd::all_reduce(g.chunk(1, 4), sd::reduce_op::avg);
+    wait auto_sync.2 (recorded on main)  // inserted by sd::automatic
+    sd::all_reduce(g.chunk(2, 4), sd::reduce_op::avg);
+    wait auto_sync.3 (recorded on main)  // inserted by sd::automatic
+    sd::all_reduce(g.chunk(3, 4), sd::reduce_op::avg);
+    record auto_sync.4  // inserted by sd::automatic
+    record exit
+buffers:
+    input float x[n]
+    inout float w[n]
+    temp float g[n]  // workspace slot 0
+)";
+// END PLAN
 }  // namespace tutorial
 
 TEST_CASE("tutorial: the printed plans are the programs' plans", "[docs]") {
@@ -292,6 +354,7 @@ TEST_CASE("tutorial: the printed plans are the programs' plans", "[docs]") {
   CHECK(std::string(normalise.to_string()) == normalise_plan);
   CHECK(std::string(softmax.to_string()) == softmax_plan);
   CHECK(std::string(layer.to_string()) == layer_plan);
+  CHECK(std::string(dp_step.to_string()) == dp_plan);
 }
 
 TEST_CASE("tutorial: running the seed on the host executor", "[docs]") {
@@ -371,4 +434,17 @@ TEST_CASE("tutorial: a matmul beside an elementwise chain", "[docs]") {
   CHECK(h == std::vector<float>{1, 0, 3, 0});
   CHECK(out[0] == 0);
   CHECK(out[1] == Approx(std::tanh(0.5f) * 2 + 1));
+}
+
+TEST_CASE("tutorial: a data-parallel step", "[docs]") {
+  using namespace tutorial;
+  // SNIPPET: run-data-parallel
+  sd::loopback_world world(2);  // two ranks, a thread each
+  std::vector<std::vector<float>> x = {{1, 2, 3, 4}, {3, 4, 5, 6}}, w(2, std::vector<float>(4, 0.0f));
+  world.run(dp_step, [&](int r) {
+    return std::vector<sd::binding>{sd::bind("x", x[r]), sd::bind("w", w[r])};
+  });
+  // w[0] == w[1] == {-1, -1.5, -2, -2.5}: g averaged over the ranks, (x0 + x1) - 2w
+  // END SNIPPET
+  for (const auto& rank : w) CHECK(rank == std::vector<float>{-1, -1.5f, -2, -2.5f});
 }
