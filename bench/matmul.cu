@@ -286,7 +286,15 @@ void fp8_case(benchmark::State& state, std::size_t n, int mode) {
   const auto raw_run = [&](C* out) {
     raw.issue(a.ptr, w.ptr, out, workspace.ptr, raw.workspace_needed(), nullptr);
   };
-  raw_run(want.ptr);
+  // On the H200 (session 12) the raw call's cublasLtMatmul returned
+  // CUBLAS_STATUS_NOT_SUPPORTED though its heuristic found an algorithm (not
+  // understood yet): the case says so instead of ending the whole binary.
+  try {
+    raw_run(want.ptr);
+  } catch (const std::exception& e) {
+    state.SkipWithError((std::string("the raw FP8 baseline failed: ") + e.what()).c_str());
+    return;
+  }
   const double bytes = static_cast<double>(n * n) * (2.0 + sizeof(C));  // two FP8 operands in, c out
   if (mode == 0) {
     time_on(state, nullptr, bytes, [&] { raw_run(c.ptr); });
