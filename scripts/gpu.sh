@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine: build (unless a carried build/cuda exists), run the GPU
 # tests, compute-sanitizer, the examples and the benchmarks; print a table.
-# Results go to $OUT (or ./gpu-out). Usage: bash scripts/gpu.sh [--no-bench]
+# Results go to $OUT (or ./gpu-out). Usage: bash scripts/gpu.sh [--no-bench | --bench-only]
+# (the two halves fit one device call each: tests, sanitizers and examples, then benchmarks).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-out}"
@@ -21,6 +22,7 @@ export NCCL_NVLS_ENABLE=0
 # Google Benchmark's shared library travels beside the binaries.
 export LD_LIBRARY_PATH="$PWD/$build/lib:${LD_LIBRARY_PATH:-}"
 
+if [ "${1:-}" != "--bench-only" ]; then
 echo "== GPU tests =="
 for t in "$build"/tests/test_*; do
   name=$(basename "$t")
@@ -98,6 +100,8 @@ case $? in
   77) status+=("torch extension example: $(grep -E '^skipped' "$out/torch_extension.log")") ;;
   *) status+=("torch extension example: FAILED (see torch_extension.log)"); tail -20 "$out/torch_extension.log" ;;
 esac
+
+fi  # --bench-only
 
 if [ "${1:-}" != "--no-bench" ]; then
   echo "== kernel tuning =="
