@@ -351,7 +351,7 @@ inline matmul_shape matmul_shape_of(const plan_view& plan, const ir::statement& 
 // Makes the cuBLASLt call of member x of statement `stmt` (its bias, for a
 // plain matmul's epilogue: -1 for none) for `shape`, strided over `batch`.
 // An FP8 matmul's scale buffers are the statement's (a batch has none:
-// passes/batch_matmuls.hpp batches no scaled matmul).
+// ir::matmul_batchable).
 inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_view& plan, std::size_t stmt,
                                    const ir::matmul_member& x, std::int32_t bias, const matmul_shape& shape,
                                    const lt_batch_layout& batch, void* const* ptrs) {
