@@ -88,6 +88,21 @@ constexpr matmul_member matmul_member_of(const program_view& p, const statement&
   return {at(2 * j), at(2 * j + 1), at(s.reads_count + j)};
 }
 
+// Which matmuls may be a batch's members (passes/batch_matmuls.hpp groups
+// them): plain matmul steps (one product) with no epilogue, of three
+// distinct buffers, the product written whole; and none of FP8, scaled or
+// not (sd::scales takes FP8 operands): FP8 batches were not measured, and an
+// FP8 matmul's bind-time checks (cuBLASLt's FP8 requirements,
+// backend/cuda/matmul.hpp) are its own, so a batch has neither FP8 operands
+// nor scales.
+constexpr bool matmul_batchable(const program_view& p, const statement& s) {
+  if (s.kind != stmt_kind::step || s.code != step_code::matmul || s.writes_count != 1) return false;
+  if ((s.matmul_mode & matmul_epilogue_bits) != 0) return false;
+  const auto o = matmul_operands_of(p, s);
+  if (o.scale_a >= 0 || o.scale_b >= 0 || is_fp8(p.buffers[static_cast<std::size_t>(o.a)].type)) return false;
+  return o.a != o.b && o.a != s.target && o.b != s.target && is_whole(writes_of(p, s)[0]);
+}
+
 // The rule that decides, once a batch's buffers are bound, how the CUDA
 // executor runs it (backend/cuda/matmul.hpp): one strided-batched
 // cublasLtMatmul when each operand's members lie at one stride (a_j at

@@ -7,10 +7,11 @@
 // 512^3 as one strided-batched call ran 3.78x faster than the same products
 // as a 4-stream graph, 1.65x at 1024^3, 1.54x at 256x4096x1024.
 //
-// Candidates: matmul steps with no epilogue, of three distinct buffers
-// (a, b and c differ). A group's members have the same mode (transposes,
-// TF32), the same operand and product types and the same domains (so the
-// same extents once bound), and no buffer appears in two members.
+// Candidates: the matmuls ir::matmul_batchable admits (no epilogue, not
+// FP8, three distinct buffers: a, b and c differ). A group's members have
+// the same mode (transposes, TF32), the same operand and product types and
+// the same domains (so the same extents once bound), and no buffer appears
+// in two members.
 //
 // Independence, and why the contracted plan keeps its meaning: the members
 // are placed at the first member's position, on its stream, as one
@@ -61,17 +62,6 @@ struct group {
   std::int32_t mode = 0, a_type = 0, c_type = 0, a_domain = -1, b_domain = -1, c_domain = -1;
 };
 
-// Whether statement `s` of p may be a batch's member.
-template <class = void>
-constexpr bool candidate(const ir::program_view& v, const ir::statement& s) {
-  if (s.kind != ir::stmt_kind::step || s.code != ir::step_code::matmul || s.writes_count != 1) return false;
-  if ((s.matmul_mode & ir::matmul_epilogue_bits) != 0) return false;
-  if (s.scale_a >= 0 || s.scale_b >= 0) return false;  // FP8 with scales: not batched (not measured)
-  const auto o = ir::matmul_operands_of(v, s);
-  if (is_fp8(v.buffers[static_cast<std::size_t>(o.a)].type)) return false;  // FP8: its own bind checks
-  return o.a != o.b && o.a != s.target && o.b != s.target && ir::is_whole(ir::target_of(v, s));
-}
-
 // The groups of program p: per statement its group (-1: none) and the next
 // member of its group (-1: the last); groups of one member are dropped.
 struct grouping {
@@ -94,7 +84,7 @@ constexpr grouping find_groups(const ir::program& p) {
   for (std::int32_t i = 0; i < n; ++i) {
     const auto& s = p.stmts[static_cast<std::size_t>(i)];
     if (s.kind > ir::stmt_kind::step) continue;
-    if (candidate(v, s)) {
+    if (ir::matmul_batchable(v, s)) {
       const auto o = ir::matmul_operands_of(v, s);
       const auto c = s.target;
       const auto& ba = p.buffers[static_cast<std::size_t>(o.a)];

@@ -39,6 +39,7 @@
 #include <streamdsl/streamdsl.hpp>
 #include <vector>
 
+#include "../fp8_test_support.hpp"
 #include "device_buffer.hpp"
 
 using gpu_test::device_buffer;
@@ -49,21 +50,8 @@ constexpr double fp8_mma_bound = 0x1p-10;
 namespace {
 
 namespace d = streamdsl::detail;
-using e4m3 = __nv_fp8_e4m3;
-using e5m2 = __nv_fp8_e5m2;
+using namespace fp8_test;  // tests/backend/fp8_test_support.hpp
 
-template <class F>
-std::uint8_t bits(F v) {
-  return std::bit_cast<std::uint8_t>(v);
-}
-template <class F>
-float value(F v) {
-  return std::is_same_v<F, e4m3> ? d::fp8_e4m3_bits_to_float(bits(v)) : d::fp8_e5m2_bits_to_float(bits(v));
-}
-template <class C>
-double widen(C v) {
-  return static_cast<double>(static_cast<float>(v));
-}
 template <class C>
 constexpr double unit_roundoff() {
   if constexpr (std::is_same_v<C, __half>)
@@ -149,38 +137,15 @@ TEST_CASE("sd::cast to and from FP8 on the GPU matches the host bit for bit", "[
 
 namespace {
 
-template <class A, class B, class C>
-constexpr auto fp8_linear = sd::program([](sd::builder& p) {
-  auto m = p.domain("m");
-  auto k = p.domain("k");
-  auto n = p.domain("cols");
-  auto a = p.input<A>("a", m, k);
-  auto w = p.input<B>("w", n, k);
-  auto sa = p.input<float>("sa", sd::scalar);
-  auto sw = p.input<float>("sw", sd::scalar);
-  auto c = p.output<C>("c", m, n);
-  c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw));
-});
-
-template <class F>
-std::vector<F> random_fp8(std::size_t count, std::mt19937& rng) {
-  std::vector<F> out(count);
-  std::uniform_int_distribution<int> pick(0, 255);
-  for (auto& v : out) {
-    std::uint8_t b;
-    do b = static_cast<std::uint8_t>(pick(rng));
-    while (!std::isfinite(value(std::bit_cast<F>(b))) || std::fabs(value(std::bit_cast<F>(b))) > 64);
-    v = std::bit_cast<F>(b);
-  }
-  return out;
-}
+// The random FP8 operands' largest magnitude.
+constexpr float operand_max = 64;
 
 template <class A, class B, class C>
 void check_linear(std::size_t M, std::size_t N, std::size_t K) {
   INFO("m " << M << ", n " << N << ", k " << K);
   std::mt19937 rng(static_cast<unsigned>(M * 31 + N * 7 + K));
-  const auto a = random_fp8<A>(M * K, rng);
-  const auto w = random_fp8<B>(N * K, rng);
+  const auto a = random_fp8<A>(M * K, rng, operand_max);
+  const auto w = random_fp8<B>(N * K, rng, operand_max);
   const float sa = 0.0625f, sw = 0.375f;
   std::vector<C> host(M * N);
   sd::host_executor hx;
@@ -260,7 +225,7 @@ TEST_CASE("a quantized layer: amax scale on the device, FP8 matmul, against the 
   std::normal_distribution<float> normal(0.0f, 3.0f);
   std::vector<float> x(M * K);
   for (auto& v : x) v = normal(rng);
-  const auto w = random_fp8<e4m3>(N * K, rng);
+  const auto w = random_fp8<e4m3>(N * K, rng, operand_max);
   const float sw = 0.01f;
   std::vector<__nv_bfloat16> host(M * N);
   sd::host_executor hx;

@@ -5,7 +5,6 @@
 // (products exact in float, added in k order, the sum times sa * sb rounded
 // once to c's type); and every misuse is a named error.
 #include <algorithm>
-#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -14,37 +13,19 @@
 #include <streamdsl/detail/fp8_bits.hpp>
 #include <streamdsl/streamdsl.hpp>
 #include <vector>
-#ifdef STREAMDSL_HAS_HALF
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
-#endif
-
-#include "../../ops/first_error.hpp"
 
 #ifndef STREAMDSL_HAS_HALF
 #error "this test is built with STREAMDSL_WITH_CUDA_HEADERS and CUDA's include directory"
 #endif
 
+#include "../../ops/first_error.hpp"
+#include "../fp8_test_support.hpp"
+
 namespace {
 
 namespace d = streamdsl::detail;
+using namespace fp8_test;  // tests/backend/fp8_test_support.hpp
 using sd::diag::error_kind;
-using e4m3 = __nv_fp8_e4m3;
-using e5m2 = __nv_fp8_e5m2;
-
-template <class F>
-std::uint8_t bits(F v) {
-  return std::bit_cast<std::uint8_t>(v);
-}
-template <class F>
-F from_bits(std::uint8_t b) {
-  return std::bit_cast<F>(b);
-}
-template <class F>
-float value(F v) {
-  return std::is_same_v<F, e4m3> ? d::fp8_e4m3_bits_to_float(bits(v)) : d::fp8_e5m2_bits_to_float(bits(v));
-}
 
 // Quantizing an activation and reading FP8 back, as a program would.
 constexpr auto quantize = sd::program([](sd::builder& p) {
@@ -113,20 +94,6 @@ TEST_CASE("sd::cast to and from FP8 rounds as CUDA's satfinite conversion", "[fp
 
 namespace {
 
-// c = (sa * sw) * (a w^T): a (m, k), w (n, k) read transposed (cuBLASLt's TN layout).
-template <class A, class B, class C>
-constexpr auto fp8_linear = sd::program([](sd::builder& p) {
-  auto m = p.domain("m");
-  auto k = p.domain("k");
-  auto n = p.domain("cols");
-  auto a = p.input<A>("a", m, k);
-  auto w = p.input<B>("w", n, k);
-  auto sa = p.input<float>("sa", sd::scalar);
-  auto sw = p.input<float>("sw", sd::scalar);
-  auto c = p.output<C>("c", m, n);
-  c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw));
-});
-
 template <class C>
 C round_to(float v) {
   if constexpr (std::is_same_v<C, float>)
@@ -136,25 +103,6 @@ C round_to(float v) {
   else
     return __float2bfloat16_rn(v);
 }
-template <class C>
-float widen(C v) {
-  return static_cast<float>(v);
-}
-
-// Random finite FP8 values (no NaN, no inf), a few large ones included.
-template <class F>
-std::vector<F> random_fp8(std::size_t count, std::mt19937& rng) {
-  std::vector<F> out(count);
-  std::uniform_int_distribution<int> pick(0, 255);
-  for (auto& v : out) {
-    std::uint8_t b;
-    do b = static_cast<std::uint8_t>(pick(rng));
-    while (!std::isfinite(value(from_bits<F>(b))));
-    v = from_bits<F>(b);
-  }
-  return out;
-}
-
 template <class A, class B, class C>
 void check_fp8_matmul(std::size_t M, std::size_t N, std::size_t K) {
   std::mt19937 rng(static_cast<unsigned>(M * 131 + N * 7 + K));

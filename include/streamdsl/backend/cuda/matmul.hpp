@@ -350,14 +350,11 @@ inline matmul_shape matmul_shape_of(const plan_view& plan, const ir::statement& 
 
 // Makes the cuBLASLt call of member x of statement `stmt` (its bias, for a
 // plain matmul's epilogue: -1 for none) for `shape`, strided over `batch`.
-// An FP8 matmul's scale buffers (-1: none; a batch's members have none).
-struct lt_scales {
-  std::int32_t scale_a = -1, scale_b = -1;
-};
-
+// An FP8 matmul's scale buffers are the statement's (a batch has none:
+// ir::matmul_batchable).
 inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_view& plan, std::size_t stmt,
                                    const ir::matmul_member& x, std::int32_t bias, const matmul_shape& shape,
-                                   const lt_batch_layout& batch, void* const* ptrs, lt_scales scales = {}) {
+                                   const lt_batch_layout& batch, void* const* ptrs) {
   const auto& s = plan.ir.stmts[stmt];
   const std::int32_t a = x.a, b = x.b, c = x.c;
   const auto& ba = plan.ir.buffers[static_cast<std::size_t>(a)];
@@ -388,8 +385,8 @@ inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_vie
   mm->epilogue = s.matmul_mode & ir::matmul_epilogue_bits;
   mm->c_type = bc.type;
   mm->bias = bias;
-  mm->scale_a = scales.scale_a;
-  mm->scale_b = scales.scale_b;
+  mm->scale_a = s.scale_a;
+  mm->scale_b = s.scale_b;
   if (mm->epilogue & ir::matmul_alpha) {
     const auto& alpha = plan.ir.nodes[static_cast<std::size_t>(s.root)];
     if (alpha.code == ir::op::param)
@@ -604,8 +601,7 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   if (is_fp8(ba.type))
     check_fp8_binding(plan, stmt, shape, size_of(plan.ir.buffers[static_cast<std::size_t>(x.c)].type));
   if (held && static_cast<const lt_matmul*>(held.get())->shape == shape) return;  // as prepared before
-  held = make_lt_matmul(library, plan, stmt, x, operands.bias, shape, {}, ptrs,
-                        {operands.scale_a, operands.scale_b});
+  held = make_lt_matmul(library, plan, stmt, x, operands.bias, shape, {}, ptrs);
 }
 
 template <class Program>
