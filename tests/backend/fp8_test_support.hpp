@@ -72,4 +72,21 @@ constexpr auto fp8_linear = sd::program([](sd::builder& p) {
   c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw));
 });
 
+// An FP8 product: c = sat(sc * (sa * sw) * (a w^T)) in C (an FP8 type),
+// am = max |(sa * sw) * (a w^T)| (before sc).
+template <class A, class B, class C>
+constexpr auto fp8_linear_out = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("cols");
+  auto a = p.input<A>("a", m, k);
+  auto w = p.input<B>("w", n, k);
+  auto sa = p.input<float>("sa", sd::scalar);
+  auto sw = p.input<float>("sw", sd::scalar);
+  auto sc = p.input<float>("sc", sd::scalar);
+  auto am = p.output<float>("am", sd::scalar);
+  auto c = p.output<C>("c", m, n);
+  c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw, sd::output_scale(sc), sd::output_amax(am)));
+});
+
 }  // namespace fp8_test
