@@ -166,14 +166,8 @@ void check_linear(std::size_t M, std::size_t N, std::size_t K) {
   double worst = 0;  // the GPU's largest error, relative to its bound
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      double ref = 0, mag = 0;
-      for (std::size_t p = 0; p < K; ++p) {
-        const double v = static_cast<double>(value(a[i * K + p])) * value(w[j * K + p]);
-        ref += v;
-        mag += std::fabs(v);
-      }
-      ref *= scale;
-      mag *= scale;
+      const auto dot = exact_dot_of(a, w, i, j, K);
+      const double ref = dot.sum * scale, mag = dot.magnitude * scale;
       const double host_bound = static_cast<double>(K + 2) * 0x1p-24 * mag * (1 + uc) + uc * std::fabs(ref);
       const double gpu_bound = host_bound + fp8_mma_bound * mag;
       host_wrong += !(std::fabs(widen(host[i * N + j]) - ref) <= host_bound);
@@ -333,14 +327,8 @@ void check_linear_out(std::size_t M, std::size_t N, std::size_t K, float sc) {
   double ref_amax = 0, host_e_max = 0, gpu_e_max = 0;
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      double ref = 0, mag = 0;
-      for (std::size_t p = 0; p < K; ++p) {
-        const double v = static_cast<double>(value(a[i * K + p])) * value(w[j * K + p]);
-        ref += v;
-        mag += std::fabs(v);
-      }
-      ref *= scale;
-      mag *= scale;
+      const auto dot = exact_dot_of(a, w, i, j, K);
+      const double ref = dot.sum * scale, mag = dot.magnitude * scale;
       ref_amax = std::max(ref_amax, std::fabs(ref));
       const double host_e = static_cast<double>(K + 2) * 0x1p-24 * mag;
       const double gpu_e = host_e + fp8_mma_bound * mag;

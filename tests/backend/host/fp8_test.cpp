@@ -116,8 +116,7 @@ void check_fp8_matmul(std::size_t M, std::size_t N, std::size_t K) {
   int wrong = 0;
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      float sum = 0;
-      for (std::size_t p = 0; p < K; ++p) sum += value(a[i * K + p]) * value(w[j * K + p]);
+      const float sum = float_dot(a, w, i, j, K);
       const float want = widen(round_to<C>(sum * (sa * sw)));
       const float got = widen(c[i * N + j]);
       wrong += !(got == want || (std::isnan(got) && std::isnan(want)));
@@ -346,8 +345,7 @@ void check_fp8_product(std::size_t M, std::size_t N, std::size_t K, float sa, fl
   float want_amax = 0;
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      float sum = 0;
-      for (std::size_t p = 0; p < K; ++p) sum += value(a[i * K + p]) * value(w[j * K + p]);
+      const float sum = float_dot(a, w, i, j, K);
       const float v = sum * (sa * sw);
       want_amax = std::max(want_amax, std::fabs(v));
       wrong += bits(c[i * N + j]) != d::float_to_fp8_bits(v * sc, format);
@@ -439,8 +437,7 @@ TEST_CASE("an FP8 product without an output scale has scale 1", "[fp8][matmul]")
   float want_amax = 0;
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      float sum = 0;
-      for (std::size_t p = 0; p < K; ++p) sum += value(a[i * K + p]) * value(w[j * K + p]);
+      const float sum = float_dot(a, w, i, j, K);
       wrong += bits(c[i * N + j]) != d::float_to_fp8_e4m3_bits(sum);
       wrong += bits(c2[i * N + j]) != d::float_to_fp8_e4m3_bits(sum * 0.25f);
       want_amax = std::max(want_amax, std::fabs(sum * 0.25f));
@@ -564,8 +561,7 @@ TEST_CASE("the amax an FP8 matmul writes is ordered before a side stream reading
   float want_amax = 0;
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      float sum = 0;
-      for (std::size_t p = 0; p < K; ++p) sum += value(a[i * K + p]) * value(w[j * K + p]);
+      const float sum = float_dot(a, w, i, j, K);
       want_amax = std::max(want_amax, std::fabs(sum * 0.25f));
     }
   sd::host_executor ex(sd::stress{13});

@@ -83,6 +83,7 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -220,6 +221,15 @@ struct lt_matmul final : prepared_matmul {
   owned_lt_layout d_layout;  // an FP8 product: D's (c_layout is then C's, __nv_bfloat16, never read)
   cublasLtMatrixLayout_t d_desc() const { return d_layout ? d_layout.get() : c_layout.get(); }
 
+  // The FP8 scale and amax buffers (-1: none) and the attributes that point
+  // cuBLASLt at them: its A is our b, so A's scale is b's.
+  std::array<std::pair<std::int32_t, cublasLtMatmulDescAttributes_t>, 4> fp8_pointers() const {
+    return {{{scale_b, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER},
+             {scale_a, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER},
+             {scale_d, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER},
+             {amax_d, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER}}};
+  }
+
   // An empty product's amax: 0 (as the host's), before the early returns below.
   bool zero_amax(void* const* ptrs, cudaStream_t stream, step_failure& failure) const {
     if (amax_d < 0) return true;
@@ -263,13 +273,8 @@ struct lt_matmul final : prepared_matmul {
         return false;
       }
     }
-    // cuBLASLt's A is our b: its scale is b's (as the operands, the pointers may move between runs).
-    const std::pair<std::int32_t, cublasLtMatmulDescAttributes_t> scales[] = {
-        {scale_b, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER},
-        {scale_a, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER},
-        {scale_d, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER},
-        {amax_d, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER}};
-    for (const auto& [buffer, attribute] : scales) {
+    // As the operands, the scales' and the amax's pointers may move between runs.
+    for (const auto& [buffer, attribute] : fp8_pointers()) {
       if (buffer < 0) continue;
       const void* scale_ptr = ptrs[buffer];
       const cublasStatus_t set =
@@ -454,33 +459,18 @@ inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_vie
     lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
        "cublasLtMatmulDescSetAttribute");
   }
-  if (fp8) {  // FP8: the scale pointers (issue sets them again for each run)
-    const void* sa = mm->scale_b >= 0 ? ptrs[mm->scale_b] : nullptr;  // cuBLASLt's A is our b
-    const void* sb = mm->scale_a >= 0 ? ptrs[mm->scale_a] : nullptr;
-    if (sa != nullptr)
-      lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa),
-         "cublasLtMatmulDescSetAttribute");
-    if (sb != nullptr)
-      lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb),
-         "cublasLtMatmulDescSetAttribute");
-    // An FP8 product's: set whenever the statement has them, so the heuristic
-    // picks an algorithm that scales D and writes the amax; a temp's pointer is
-    // null until a run, so a 256-byte aligned placeholder stands for it here
-    // (cuBLASLt dereferences neither before cublasLtMatmul, which issue gives
-    // the run's pointers).
+  if (fp8) {
+    // The scales' and the amax's pointers, set whenever the statement has
+    // them so that the heuristic is asked for the call issue makes (issue sets
+    // them again for each run); a temp's pointer is null until a run, so a
+    // 256-byte aligned placeholder stands for it here (cuBLASLt dereferences
+    // none of them before cublasLtMatmul).
     const auto placeholder = reinterpret_cast<const void*>(std::uintptr_t{256});
-    const auto pointer = [&](std::int32_t buffer) -> const void* {
-      if (buffer < 0) return nullptr;
-      return ptrs[buffer] != nullptr ? ptrs[buffer] : placeholder;
-    };
-    const void* sd = pointer(mm->scale_d);
-    const void* amax = pointer(mm->amax_d);
-    if (sd != nullptr)
-      lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &sd, sizeof sd),
-         "cublasLtMatmulDescSetAttribute");
-    if (amax != nullptr)
-      lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &amax, sizeof amax),
-         "cublasLtMatmulDescSetAttribute");
+    for (const auto& [buffer, attribute] : mm->fp8_pointers()) {
+      if (buffer < 0) continue;
+      const void* ptr = ptrs[buffer] != nullptr ? ptrs[buffer] : placeholder;
+      lt(cublasLtMatmulDescSetAttribute(op, attribute, &ptr, sizeof ptr), "cublasLtMatmulDescSetAttribute");
+    }
   }
   if (mm->bias >= 0) {  // the heuristic reads the pointer's alignment; issue sets it for each run
     const void* bias_ptr = ptrs[mm->bias];

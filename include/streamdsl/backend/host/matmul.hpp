@@ -57,9 +57,11 @@ struct host_matmul {
   float* amax_d = nullptr;
 };
 
-// FP8 operands (either format in a and b) into C (__nv_bfloat16, __half or float).
-template <class C>
-void multiply_fp8(const host_matmul& mm) {
+// The products of FP8 operands (either format in a and b), row by row of c:
+// each element's products (exact in float) added in k order in float, the sum
+// times scale_a * scale_b, handed to store(index in c, value).
+template <class Store>
+void fp8_products(const host_matmul& mm, Store store) {
   namespace element = detail::element;
   float va[256], vb[256];  // every FP8 value, decoded once
   for (int v = 0; v < 256; ++v) {
@@ -68,7 +70,6 @@ void multiply_fp8(const host_matmul& mm) {
   }
   const auto* a = reinterpret_cast<const std::uint8_t*>(mm.a);
   const auto* b = reinterpret_cast<const std::uint8_t*>(mm.b);
-  C* c = reinterpret_cast<C*>(mm.c);
   const float scale = (mm.scale_a ? *mm.scale_a : 1.0f) * (mm.scale_b ? *mm.scale_b : 1.0f);
   detail::dyn_array<float> row(mm.n, 0.0f);
   for (std::size_t i = 0; i < mm.m; ++i) {
@@ -81,43 +82,28 @@ void multiply_fp8(const host_matmul& mm) {
       }
     }
     for (std::size_t j = 0; j < mm.n; ++j)
-      c[i * mm.n + j] = element::convert<C>(element::arithmetic(ir::op::mul, row[j], scale));
+      store(i * mm.n + j, element::arithmetic(ir::op::mul, row[j], scale));
   }
 }
 
-// FP8 operands into an FP8 product (mm.fc): the float value as multiply_fp8
-// computes it, times the output scale, converted with saturation; the amax
-// of the values before the output scale.
+// FP8 operands into C (__nv_bfloat16, __half or float): each value rounded once.
+template <class C>
+void multiply_fp8(const host_matmul& mm) {
+  C* c = reinterpret_cast<C*>(mm.c);
+  fp8_products(mm, [&](std::size_t at, float v) { c[at] = detail::element::convert<C>(v); });
+}
+
+// FP8 operands into an FP8 product (mm.fc): each value times the output
+// scale, converted with saturation; the amax of the values before that scale.
 inline void multiply_fp8_out(const host_matmul& mm) {
-  namespace element = detail::element;
-  float va[256], vb[256];
-  for (int v = 0; v < 256; ++v) {
-    va[v] = detail::fp8_bits_to_float(static_cast<std::uint8_t>(v), mm.fa);
-    vb[v] = detail::fp8_bits_to_float(static_cast<std::uint8_t>(v), mm.fb);
-  }
-  const auto* a = reinterpret_cast<const std::uint8_t*>(mm.a);
-  const auto* b = reinterpret_cast<const std::uint8_t*>(mm.b);
   auto* c = reinterpret_cast<std::uint8_t*>(mm.c);
-  const float scale = (mm.scale_a ? *mm.scale_a : 1.0f) * (mm.scale_b ? *mm.scale_b : 1.0f);
   const float scale_d = mm.scale_d ? *mm.scale_d : 1.0f;
   float amax = 0.0f;
-  detail::dyn_array<float> row(mm.n, 0.0f);
-  for (std::size_t i = 0; i < mm.m; ++i) {
-    for (std::size_t j = 0; j < mm.n; ++j) row[j] = 0.0f;
-    for (std::size_t p = 0; p < mm.k; ++p) {
-      const float x = va[mm.ta ? a[p * mm.m + i] : a[i * mm.k + p]];
-      for (std::size_t j = 0; j < mm.n; ++j) {
-        const float y = vb[mm.tb ? b[j * mm.k + p] : b[p * mm.n + j]];
-        row[j] = element::arithmetic(ir::op::add, row[j], element::arithmetic(ir::op::mul, x, y));
-      }
-    }
-    for (std::size_t j = 0; j < mm.n; ++j) {
-      const float v = element::arithmetic(ir::op::mul, row[j], scale);
-      const float magnitude = v < 0 ? -v : v;
-      if (!std::isnan(amax) && !(magnitude <= amax)) amax = magnitude;  // the first NaN stays
-      c[i * mm.n + j] = detail::float_to_fp8_bits(element::arithmetic(ir::op::mul, v, scale_d), mm.fc);
-    }
-  }
+  fp8_products(mm, [&](std::size_t at, float v) {
+    const float magnitude = v < 0 ? -v : v;
+    if (!std::isnan(amax) && !(magnitude <= amax)) amax = magnitude;  // the first NaN stays
+    c[at] = detail::float_to_fp8_bits(detail::element::arithmetic(ir::op::mul, v, scale_d), mm.fc);
+  });
   if (mm.amax_d != nullptr) *mm.amax_d = amax;
 }
 
