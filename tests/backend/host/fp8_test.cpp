@@ -372,33 +372,33 @@ TEST_CASE("FP8 products: output scale, saturation and amax (host executor)", "[f
   float sa = 1, sw = 1, sc = 0.25f, am = 0;
   std::vector<e4m3> c(M * N);
   sd::host_executor ex;
-  ex.run(fp8_linear_out<e4m3, e4m3, e4m3>, sd::bind("a", a, M, K), sd::bind("w", w, N, K),
-         sd::bind("sa", &sa, 1), sd::bind("sw", &sw, 1), sd::bind("sc", &sc, 1), sd::bind("am", &am, 1),
-         sd::bind("c", c, M, N));
+  // c = sat(sc * sa * sw * (a w^T)) of a and the given w into the given c, am its amax.
+  const auto run = [&](const auto& weights, auto& product) {
+    using B = typename std::remove_cvref_t<decltype(weights)>::value_type;
+    using C = typename std::remove_cvref_t<decltype(product)>::value_type;
+    ex.run(fp8_linear_out<e4m3, B, C>, sd::bind("a", a, M, K), sd::bind("w", weights, N, K),
+           sd::bind("sa", &sa, 1), sd::bind("sw", &sw, 1), sd::bind("sc", &sc, 1), sd::bind("am", &am, 1),
+           sd::bind("c", product, M, N));
+  };
+  run(w, c);
   CHECK(am == 448.0f * 16);   // before the output scale: 7168
   CHECK(bits(c[0]) == 0x7e);  // 7168 / 4 = 1792 saturates to 448
   CHECK(bits(c[N]) == 0xfe);  // -448
   sc = 1.0f / 16;
-  ex.run(fp8_linear_out<e4m3, e4m3, e4m3>, sd::bind("a", a, M, K), sd::bind("w", w, N, K),
-         sd::bind("sa", &sa, 1), sd::bind("sw", &sw, 1), sd::bind("sc", &sc, 1), sd::bind("am", &am, 1),
-         sd::bind("c", c, M, N));
+  run(w, c);
   CHECK(value(c[0]) == 448.0f);  // exactly in range
   CHECK(value(c[N]) == -448.0f);
   // e5m2: saturates at 57344.
   std::vector<e5m2> w5(N * K, from_bits<e5m2>(0x7b));  // 57344
   std::vector<e5m2> c5(M * N);
   sc = 1.0f;
-  ex.run(fp8_linear_out<e4m3, e5m2, e5m2>, sd::bind("a", a, M, K), sd::bind("w", w5, N, K),
-         sd::bind("sa", &sa, 1), sd::bind("sw", &sw, 1), sd::bind("sc", &sc, 1), sd::bind("am", &am, 1),
-         sd::bind("c", c5, M, N));
+  run(w5, c5);
   CHECK(bits(c5[0]) == 0x7b);
   CHECK(bits(c5[N]) == 0xfb);
   CHECK(am == 448.0f * 57344.0f * 16);
   // A NaN scale: every element NaN, and the amax NaN.
   sa = NAN;
-  ex.run(fp8_linear_out<e4m3, e4m3, e4m3>, sd::bind("a", a, M, K), sd::bind("w", w, N, K),
-         sd::bind("sa", &sa, 1), sd::bind("sw", &sw, 1), sd::bind("sc", &sc, 1), sd::bind("am", &am, 1),
-         sd::bind("c", c, M, N));
+  run(w, c);
   CHECK(std::isnan(am));
   CHECK(std::isnan(value(c[0])));
 }
