@@ -12,6 +12,9 @@
 // so b is stored (n, k) row-major and read transposed (c = a · bᵀ, cuBLASLt's
 // A transposed), the product has its own type (c_type), and a and b are
 // scaled by device floats (A_SCALE_POINTER is b's, B_SCALE_POINTER a's).
+// An FP8 product (c_type CUDA_R_8F_E4M3 / E5M2) is cuBLASLt's FP8 D: D of
+// c_type with its scale and amax pointers, C a bf16 layout with no pointer
+// (beta is 0), as Transformer Engine calls it.
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
@@ -45,6 +48,8 @@ struct raw_options {
   cudaDataType_t c_type = CUDA_R_16BF;
   const float* scale_a = nullptr;
   const float* scale_b = nullptr;
+  const float* scale_d = nullptr;  // an FP8 product: D's scale (null: 1)
+  float* amax_d = nullptr;         // an FP8 product: where the amax goes (null: none)
 };
 
 class raw_matmul {
@@ -83,7 +88,17 @@ class raw_matmul {
       check_lt(cublasLtMatrixLayoutCreate(&a_, type, k, n, k),
                "layout b");  // cuBLASLt's A: b (n, k), transposed
       check_lt(cublasLtMatrixLayoutCreate(&b_, type, k, m, k), "layout a^T");  // cuBLASLt's B: a
-      check_lt(cublasLtMatrixLayoutCreate(&c_, o.c_type, n, m, n), "layout c^T");
+      const bool fp8_d = o.c_type == CUDA_R_8F_E4M3 || o.c_type == CUDA_R_8F_E5M2;
+      check_lt(cublasLtMatrixLayoutCreate(&c_, fp8_d ? CUDA_R_16BF : o.c_type, n, m, n), "layout c^T");
+      if (fp8_d) check_lt(cublasLtMatrixLayoutCreate(&d_, o.c_type, n, m, n), "layout d^T");
+      if (o.scale_d != nullptr)
+        check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &o.scale_d,
+                                                sizeof o.scale_d),
+                 "D_SCALE_POINTER");
+      if (o.amax_d != nullptr)
+        check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &o.amax_d,
+                                                sizeof o.amax_d),
+                 "AMAX_D_POINTER");
     } else {
       check_lt(cublasLtMatrixLayoutCreate(&a_, type, n, k, n), "layout b^T");  // cuBLASLt's A: b
       check_lt(cublasLtMatrixLayoutCreate(&b_, type, k, m, k), "layout a^T");  // cuBLASLt's B: a
@@ -101,7 +116,7 @@ class raw_matmul {
              "MAX_WORKSPACE_BYTES");
     cublasLtMatmulHeuristicResult_t found{};
     int count = 0;
-    check_lt(cublasLtMatmulAlgoGetHeuristic(handle, op_, a_, b_, c_, c_, pref, 1, &found, &count),
+    check_lt(cublasLtMatmulAlgoGetHeuristic(handle, op_, a_, b_, c_, d_desc(), pref, 1, &found, &count),
              "cublasLtMatmulAlgoGetHeuristic");
     cublasLtMatmulPreferenceDestroy(pref);
     if (count == 0) throw std::runtime_error("cuBLASLt has no algorithm for this matmul");
@@ -110,6 +125,7 @@ class raw_matmul {
     double_ = type == CUDA_R_64F;
   }
   ~raw_matmul() {
+    if (d_ != nullptr) cublasLtMatrixLayoutDestroy(d_);
     cublasLtMatrixLayoutDestroy(c_);
     cublasLtMatrixLayoutDestroy(b_);
     cublasLtMatrixLayoutDestroy(a_);
@@ -126,8 +142,9 @@ class raw_matmul {
     const double one_d = 1, zero_d = 0;
     const void* alpha = double_ ? static_cast<const void*>(&one_d) : &one;
     const void* beta = double_ ? static_cast<const void*>(&zero_d) : &zero;
-    check_lt(cublasLtMatmul(handle_, op_, alpha, b, a_, a, b_, beta, c, c_, c, c_, &algo_, workspace,
-                            workspace_bytes, s),
+    // An FP8 D: C is another type and never read (beta 0), so no pointer.
+    check_lt(cublasLtMatmul(handle_, op_, alpha, b, a_, a, b_, beta, d_ != nullptr ? nullptr : c, c_, c,
+                            d_desc(), &algo_, workspace, workspace_bytes, s),
              "cublasLtMatmul");
   }
 
@@ -146,6 +163,8 @@ class raw_matmul {
   cublasLtHandle_t handle_;
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
+  cublasLtMatrixLayout_t d_ = nullptr;  // an FP8 product's D (else D is C)
+  cublasLtMatrixLayout_t d_desc() const { return d_ != nullptr ? d_ : c_; }
   cublasLtMatmulAlgo_t algo_{};
   std::size_t workspace_needed_ = 0;
   bool double_ = false;

@@ -27,6 +27,10 @@
 // operands are multiples of 1/4 in [-2, 2] (exact in e4m3) and the scales
 // powers of two; the products must agree with the raw call's within 8 bf16
 // units in the last place of the largest element (same_values).
+// bm_matmul_fp8_out: the same into an e4m3 product with an output scale and
+// its amax (sd::output_scale, sd::output_amax; cuBLASLt's D scale and amax
+// pointers), each element within one e4m3 step of the raw call's and the
+// amax within 1e-3 of it.
 #include <benchmark/benchmark.h>
 #include <cublasLt.h>
 #include <cuda_bf16.h>
@@ -97,6 +101,8 @@ cudaDataType_t data_type() {
     return CUDA_R_16F;
   else if constexpr (std::is_same_v<T, __nv_bfloat16>)
     return CUDA_R_16BF;
+  else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>)
+    return CUDA_R_8F_E4M3;
   else
     return CUDA_R_32F;
 }
@@ -154,6 +160,13 @@ bool same_values(const T* got_ptr, const T* want_ptr, std::size_t count) {
   check(cudaMemcpy(want.data(), want_ptr, count * sizeof(T), cudaMemcpyDeviceToHost), "read");
   if constexpr (std::is_same_v<T, float>) {
     return std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0;
+  } else if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) {
+    // An FP8 product: each element at most one e4m3 step (2^-3 relative, 2^-9 below the normals) away.
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double g = host_value(got[i]), w = host_value(want[i]);
+      if (!(std::fabs(g - w) <= 0x1p-3 * std::fabs(w) + 0x1p-9)) return false;
+    }
+    return true;
   } else {
     const double ulp = std::is_same_v<T, __half> ? 0x1p-10 : 0x1p-7;
     double largest = 0;
@@ -261,16 +274,42 @@ constexpr auto fp8_linear = sd::program([](sd::builder& p) {
   c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw));
 });
 
+// An FP8 product: c8 = sat(sc (sa sw) a wᵀ) in e4m3, and its amax, as
+// Transformer Engine's forward GEMMs write them.
+constexpr auto fp8_linear_out = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("n2");
+  auto a = p.input<__nv_fp8_e4m3>("a", m, k);
+  auto w = p.input<__nv_fp8_e4m3>("w", n, k);
+  auto sa = p.input<float>("sa", sd::scalar);
+  auto sw = p.input<float>("sw", sd::scalar);
+  auto sc = p.input<float>("sc", sd::scalar);
+  auto am = p.output<float>("am", sd::scalar);
+  auto c = p.output<__nv_fp8_e4m3>("c", m, n);
+  c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw, sd::output_scale(sc), sd::output_amax(am)));
+});
+template <class C>
+constexpr const auto& fp8_program() {
+  if constexpr (std::is_same_v<C, __nv_fp8_e4m3>)
+    return fp8_linear_out;
+  else
+    return fp8_linear<C>;
+}
+
 // mode: 0 raw cublasLtMatmul, 1 streamdsl run(), 2 a captured graph replayed.
 // (A template, as ours(): the graph's type is named in a dependent context.)
 template <class C>
 void fp8_case(benchmark::State& state, std::size_t n, int mode) {
   typed_buffer<__nv_fp8_e4m3> a(n * n), w(n * n);
   typed_buffer<C> c(n * n), want(n * n);
-  typed_buffer<float> scales(8);  // sa at 0, sw at 4: cuBLASLt wants each scale 16-byte aligned
+  constexpr bool fp8_out = std::is_same_v<C, __nv_fp8_e4m3>;
+  // sa at 0, sw at 4, an FP8 product's scale at 8, the raw call's amax at 12
+  // and ours at 16: cuBLASLt wants each 16-byte aligned.
+  typed_buffer<float> scales(20);
   fill<<<bench::raw_blocks(), 256>>>(a.ptr, static_cast<long long>(n * n), 1);
   fill<<<bench::raw_blocks(), 256>>>(w.ptr, static_cast<long long>(n * n), 5);
-  const float host_scales[8] = {0.5f, 0, 0, 0, 0.25f, 0, 0, 0};
+  const float host_scales[20] = {0.5f, 0, 0, 0, 0.25f, 0, 0, 0, 0.125f, 0, 0, 0, -1, 0, 0, 0, -1, 0, 0, 0};
   check(cudaMemcpy(scales.ptr, host_scales, sizeof host_scales, cudaMemcpyHostToDevice), "scales");
   check(cudaMemset(c.ptr, 0xff, n * n * sizeof(C)), "cudaMemset");
   check(cudaDeviceSynchronize(), "fill");
@@ -280,6 +319,10 @@ void fp8_case(benchmark::State& state, std::size_t n, int mode) {
   o.c_type = data_type<C>();
   o.scale_a = scales.ptr;
   o.scale_b = scales.ptr + 4;
+  if constexpr (fp8_out) {
+    o.scale_d = scales.ptr + 8;
+    o.amax_d = scales.ptr + 12;
+  }
   const auto ln = static_cast<long long>(n);
   const bench::raw_matmul raw(lt.h, CUDA_R_8F_E4M3, ln, ln, ln, sd::cuda_detail::matmul_workspace_limit, o);
   typed_buffer<char> workspace(std::max<std::size_t>(raw.workspace_needed(), 1));
@@ -303,17 +346,27 @@ void fp8_case(benchmark::State& state, std::size_t n, int mode) {
                              sd::bind("w", static_cast<const __nv_fp8_e4m3*>(w.ptr), n, n),
                              sd::bind("sa", static_cast<const float*>(scales.ptr), 1),
                              sd::bind("sw", static_cast<const float*>(scales.ptr + 4), 1),
-                             sd::bind("c", c.ptr, n, n)};
+                             sd::bind("c", c.ptr, n, n),
+                             sd::bind("sc", static_cast<const float*>(scales.ptr + 8), 1),
+                             sd::bind("am", scales.ptr + 16, 1)};
+    const std::size_t count = fp8_out ? 7 : 5;
+    static constexpr const auto& prog = fp8_program<C>();
     if (mode == 2) {
-      auto graph = sd::capture_bound(ex, fp8_linear<C>, sd::binding_list(b, 5));
+      auto graph = sd::capture_bound(ex, prog, sd::binding_list(b, count));
       time_on(state, nullptr, bytes, erased_launch{&launch_graph<decltype(graph)>, &graph});
     } else {
-      time_on(state, nullptr, bytes, [&] { ex.run_bound(fp8_linear<C>, sd::binding_list(b, 5)); });
+      time_on(state, nullptr, bytes, [&] { ex.run_bound(prog, sd::binding_list(b, count)); });
     }
   }
   set_flops(state, n);
   if (!same_values(c.ptr, want.ptr, n * n))
     state.SkipWithError("the FP8 product differs from the raw call's");
+  if constexpr (fp8_out) {
+    float amax[20];
+    check(cudaMemcpy(amax, scales.ptr, sizeof amax, cudaMemcpyDeviceToHost), "amax");
+    if (mode != 0 && !(std::fabs(amax[16] - amax[12]) <= 1e-3f * amax[12]))
+      state.SkipWithError("the FP8 product's amax differs from the raw call's");
+  }
 }
 
 // Arg 0: n; arg 1: 0 raw cublasLtMatmul, 1 streamdsl run(), 2 a captured graph replayed.
@@ -321,6 +374,14 @@ void bm_matmul_fp8(benchmark::State& state) {
   fp8_case<__nv_bfloat16>(state, static_cast<std::size_t>(state.range(0)), static_cast<int>(state.range(1)));
 }
 BENCHMARK(bm_matmul_fp8)
+    ->ArgsProduct({{4096, 8192}, {0, 1, 2}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+// The same into an e4m3 product with an output scale and its amax.
+void bm_matmul_fp8_out(benchmark::State& state) {
+  fp8_case<__nv_fp8_e4m3>(state, static_cast<std::size_t>(state.range(0)), static_cast<int>(state.range(1)));
+}
+BENCHMARK(bm_matmul_fp8_out)
     ->ArgsProduct({{4096, 8192}, {0, 1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
@@ -420,21 +481,25 @@ class ratio_reporter : public benchmark::ConsoleReporter {
         }
       }
     std::printf(
-        "\nFP8 e4m3 x e4m3 -> bf16 with device scales: streamdsl vs raw cublasLtMatmul (speed ratio):\n");
-    for (const long n : {4096L, 8192L}) {
-      const std::string args = "bm_matmul_fp8/" + std::to_string(n) + "/";
-      const double base = find(args + "0");
-      for (int mode = 1; mode < 3; ++mode) {
-        const double time = find(args + std::to_string(mode));
-        if (base <= 0 || time <= 0) {
-          std::printf("  %ld^3 fp8   %-6s: missing\n", n, mode == 2 ? "graph" : "run()");
-          continue;
+        "\nFP8 e4m3 x e4m3 -> bf16, and -> e4m3 with an output scale and amax, device scales: streamdsl vs "
+        "raw "
+        "cublasLtMatmul (speed ratio):\n");
+    for (const char* out : {"", "_out"})
+      for (const long n : {4096L, 8192L}) {
+        const std::string args = std::string("bm_matmul_fp8") + out + "/" + std::to_string(n) + "/";
+        const char* label = *out ? "fp8->e4m3" : "fp8->bf16";
+        const double base = find(args + "0");
+        for (int mode = 1; mode < 3; ++mode) {
+          const double time = find(args + std::to_string(mode));
+          if (base <= 0 || time <= 0) {
+            std::printf("  %ld^3 %s %-6s: missing\n", n, label, mode == 2 ? "graph" : "run()");
+            continue;
+          }
+          std::printf("  %ld^3 %s %-6s: %.3fx (raw %.3f ms, %.0f TFLOP/s)%s\n", n, label,
+                      mode == 2 ? "graph" : "run()", base / time, base,
+                      2.0 * n * n * n / (base * 1e-3) / 1e12, base / time >= 0.97 ? "" : "  (below 0.97x)");
         }
-        std::printf("  %ld^3 fp8   %-6s: %.3fx (raw %.3f ms, %.0f TFLOP/s)%s\n", n,
-                    mode == 2 ? "graph" : "run()", base / time, base, 2.0 * n * n * n / (base * 1e-3) / 1e12,
-                    base / time >= 0.97 ? "" : "  (below 0.97x)");
       }
-    }
     std::printf(
         "\nrelu(a b + bias): folded (RELU_BIAS epilogue) against sd::no_fusion (matmul + kernel) and raw "
         "cuBLASLt with the epilogue (time ratios):\n");

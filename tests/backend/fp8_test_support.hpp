@@ -58,6 +58,31 @@ std::vector<F> random_fp8(std::size_t count, std::mt19937& rng,
   return out;
 }
 
+// Row i of a (m, k) times row j of w (n, k): the products (exact in float)
+// added in float in k order, as the host executor adds them.
+template <class A, class B>
+float float_dot(const std::vector<A>& a, const std::vector<B>& w, std::size_t i, std::size_t j,
+                std::size_t k) {
+  float sum = 0;
+  for (std::size_t p = 0; p < k; ++p) sum += value(a[i * k + p]) * value(w[j * k + p]);
+  return sum;
+}
+// The same sum exact (in double, for the k of the tests), and the sum of the products' magnitudes.
+struct exact_dot {
+  double sum = 0, magnitude = 0;
+};
+template <class A, class B>
+exact_dot exact_dot_of(const std::vector<A>& a, const std::vector<B>& w, std::size_t i, std::size_t j,
+                       std::size_t k) {
+  exact_dot d;
+  for (std::size_t p = 0; p < k; ++p) {
+    const double v = static_cast<double>(value(a[i * k + p])) * value(w[j * k + p]);
+    d.sum += v;
+    d.magnitude += std::fabs(v);
+  }
+  return d;
+}
+
 // c = (sa * sw) * (a w^T): a (m, k), w (n, k) read transposed (cuBLASLt's TN layout).
 template <class A, class B, class C>
 constexpr auto fp8_linear = sd::program([](sd::builder& p) {
@@ -70,6 +95,23 @@ constexpr auto fp8_linear = sd::program([](sd::builder& p) {
   auto sw = p.input<float>("sw", sd::scalar);
   auto c = p.output<C>("c", m, n);
   c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw));
+});
+
+// An FP8 product: c = sat(sc * (sa * sw) * (a w^T)) in C (an FP8 type),
+// am = max |(sa * sw) * (a w^T)| (before sc).
+template <class A, class B, class C>
+constexpr auto fp8_linear_out = sd::program([](sd::builder& p) {
+  auto m = p.domain("m");
+  auto k = p.domain("k");
+  auto n = p.domain("cols");
+  auto a = p.input<A>("a", m, k);
+  auto w = p.input<B>("w", n, k);
+  auto sa = p.input<float>("sa", sd::scalar);
+  auto sw = p.input<float>("sw", sd::scalar);
+  auto sc = p.input<float>("sc", sd::scalar);
+  auto am = p.output<float>("am", sd::scalar);
+  auto c = p.output<C>("c", m, n);
+  c = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw, sd::output_scale(sc), sd::output_amax(am)));
 });
 
 }  // namespace fp8_test

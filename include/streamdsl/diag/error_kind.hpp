@@ -54,6 +54,8 @@ enum class error_kind : std::uint8_t {
   matmul_fp8_types,
   matmul_fp8_layout,
   matmul_scale,
+  matmul_fp8_output,
+  matmul_output_scale,
 };
 
 constexpr detail::string_view name_of(error_kind k) {
@@ -103,6 +105,8 @@ constexpr detail::string_view name_of(error_kind k) {
     case error_kind::matmul_fp8_types: return "fp8_matmul_types_unsupported";
     case error_kind::matmul_fp8_layout: return "fp8_matmul_needs_b_read_transposed";
     case error_kind::matmul_scale: return "matmul_scale_needs_a_0d_float_buffer";
+    case error_kind::matmul_fp8_output: return "fp8_matmul_e5m2_product_needs_an_e5m2_operand";
+    case error_kind::matmul_output_scale: return "matmul_output_scale_needs_an_fp8_product";
   }
   return "?";
 }

@@ -115,6 +115,12 @@ STREAMDSL_ERROR_TEMPLATE(
     "(cuBLASLt's FP8 kernels take only the TN layout)")
 STREAMDSL_ERROR_TEMPLATE(matmul_scale_needs_a_0d_float_buffer,
                          "sd::scales(sa, sb) of a matmul needs 0-d float buffers and FP8 operands")
+STREAMDSL_ERROR_TEMPLATE(fp8_matmul_e5m2_product_needs_an_e5m2_operand,
+                         "an FP8 matmul of two __nv_fp8_e4m3 operands into an __nv_fp8_e5m2 product, "
+                         "which cuBLASLt does not run")
+STREAMDSL_ERROR_TEMPLATE(matmul_output_scale_needs_an_fp8_product,
+                         "sd::output_scale or sd::output_amax of a matmul needs 0-d float buffers, an FP8 "
+                         "product, and an amax the matmul does not read")
 
 #undef STREAMDSL_ERROR_TEMPLATE
 
@@ -210,6 +216,10 @@ constexpr bool raise() {
     return fp8_matmul_needs_b_read_transposed<Message>::value;
   else if constexpr (Kind == matmul_scale)
     return matmul_scale_needs_a_0d_float_buffer<Message>::value;
+  else if constexpr (Kind == matmul_fp8_output)
+    return fp8_matmul_e5m2_product_needs_an_e5m2_operand<Message>::value;
+  else if constexpr (Kind == matmul_output_scale)
+    return matmul_output_scale_needs_an_fp8_product<Message>::value;
   else
     return cross_stream_data_race<Message>::value;
 }

@@ -43,7 +43,7 @@ class buffer {
         *v.state, ir::whole(id_), v.a.buffer, v.b.buffer,
         static_cast<std::uint8_t>((v.a.transposed ? ir::transpose_a : 0) |
                                   (v.b.transposed ? ir::transpose_b : 0) | (v.tf32 ? ir::matmul_tf32 : 0)),
-        v.scale_a, v.scale_b);
+        v.scale_a, v.scale_b, v.scale_d, v.amax_d);
     return *this;
   }
 

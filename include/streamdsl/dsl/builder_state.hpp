@@ -454,9 +454,12 @@ class builder_state {
   // mode: the transposes and TF32 (ir::matmul_tf32, float operands only).
   // FP8 operands (ir::matmul_fp8_pair) as cuBLASLt takes them: b read
   // transposed, a not, each maybe scaled by a 0-d float buffer (sd::scales;
-  // scale_a, scale_b: -1 for none).
+  // scale_a, scale_b: -1 for none). An FP8 product (ir::matmul_fp8_output)
+  // may have an output scale (scale_d, read) and an amax (amax_d, written
+  // after the product; sd::output_scale, sd::output_amax).
   constexpr void matmul(ir::region target, std::int32_t a, std::int32_t b, std::uint8_t mode,
-                        std::int32_t scale_a = -1, std::int32_t scale_b = -1) {
+                        std::int32_t scale_a = -1, std::int32_t scale_b = -1, std::int32_t scale_d = -1,
+                        std::int32_t amax_d = -1) {
     const auto& c = ir.buffers[target.buffer];
     ir::statement s{};
     s.kind = ir::stmt_kind::step;
@@ -466,6 +469,8 @@ class builder_state {
     s.matmul_mode = mode;
     s.scale_a = scale_a;
     s.scale_b = scale_b;
+    s.scale_d = scale_d;
+    s.amax_d = amax_d;
     begin_accesses(s);
     ir.accesses.push_back(ir::whole(a));
     if (b != a) ir.accesses.push_back(ir::whole(b));
@@ -473,7 +478,12 @@ class builder_state {
     // (ir::matmul_operands_of counts them so; a scale that is an operand is an error below).
     if (scale_a >= 0) ir.accesses.push_back(ir::whole(scale_a));
     if (scale_b >= 0 && scale_b != scale_a) ir.accesses.push_back(ir::whole(scale_b));
+    if (scale_d >= 0 && scale_d != scale_a && scale_d != scale_b) ir.accesses.push_back(ir::whole(scale_d));
     end_accesses(s, target);
+    if (amax_d >= 0) {  // written after the product (ir::matmul_batch_size does not count it)
+      ir.accesses.push_back(ir::whole(amax_d));
+      ++s.writes_count;
+    }
     const auto index = push(s);
     const auto& x = ir.buffers[a];
     const auto& y = ir.buffers[b];
@@ -495,11 +505,23 @@ class builder_state {
              (!fp8 || ir.buffers[scale].domain >= 0 || ir.buffers[scale].type != dtype::float32);
     };
     const std::int32_t bad_scale = bad(scale_a) ? scale_a : bad(scale_b) ? scale_b : -1;
-    if (host >= 0)
+    // The output scale and amax: 0-d float buffers, of an FP8 product; the
+    // amax none of the buffers the step reads.
+    const bool fp8_out = is_fp8(c.type);
+    auto bad_out = [&](std::int32_t x) {
+      return x >= 0 && (!fp8_out || ir.buffers[x].domain >= 0 || ir.buffers[x].type != dtype::float32);
+    };
+    const std::int32_t bad_output = bad_out(scale_d) ? scale_d : bad_out(amax_d) ? amax_d : -1;
+    const bool amax_read = amax_d >= 0 && reads_buffer(s, amax_d);
+    const std::int32_t host_amax = amax_d >= 0 && ir::is_host(ir.buffers[amax_d].space) ? amax_d : -1;
+    if (host >= 0 || host_amax >= 0)
       fail(diag::error_kind::host_memory_in_expression,
-           messages::host_memory_in_statement(ir, index, host, host == target.buffer));
+           messages::host_memory_in_statement(ir, index, host >= 0 ? host : host_amax,
+                                              host == target.buffer || host < 0));
     else if (c.kind == ir::access::input)
       fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, target.buffer));
+    else if (amax_d >= 0 && ir.buffers[amax_d].kind == ir::access::input)
+      fail(diag::error_kind::write_to_input, messages::write_to_input(ir, index, amax_d));
     else if (unwritten >= 0)
       fail(diag::error_kind::temp_read_before_write, messages::temp_read_before_write(ir, index, unwritten));
     else if (!rank2(x) || !rank2(y) || !rank2(c))
@@ -516,6 +538,8 @@ class builder_state {
       fail(diag::error_kind::matmul_shapes_differ, messages::matmul_shapes_differ(ir, index, m, k, k2, n));
     else if (fp8 && !ir::matmul_stores(x.type, c.type))
       fail(diag::error_kind::matmul_fp8_types, messages::matmul_fp8_result_type(ir, index, a, b));
+    else if (fp8 && !ir::matmul_fp8_output(x.type, y.type, c.type))
+      fail(diag::error_kind::matmul_fp8_output, messages::matmul_fp8_output(ir, index, a, b));
     else if (!ir::matmul_stores(x.type, c.type))
       fail(diag::error_kind::matmul_type_unsupported, messages::matmul_result_type(ir, index, a));
     else if ((mode & ir::matmul_tf32) != 0 && x.type != dtype::float32)
@@ -524,10 +548,16 @@ class builder_state {
       fail(diag::error_kind::matmul_fp8_layout, messages::matmul_fp8_layout(ir, index, a, b, ta, tb));
     else if (bad_scale >= 0)
       fail(diag::error_kind::matmul_scale, messages::matmul_bad_scale(ir, index, bad_scale, fp8));
+    else if (bad_output >= 0)
+      fail(diag::error_kind::matmul_output_scale,
+           messages::matmul_bad_output_scale(ir, index, bad_output, bad_output == amax_d));
+    else if (amax_read)
+      fail(diag::error_kind::matmul_output_scale, messages::matmul_amax_read(ir, index, amax_d));
     else if (target.buffer == a || target.buffer == b)
       fail(diag::error_kind::matmul_result_overlaps_operand,
            messages::matmul_result_overlaps_operand(ir, index));
     note_written(target);
+    if (amax_d >= 0) note_written(ir::whole(amax_d));
   }
   // p.call("name", sd::reads(...), sd::writes(...)) (ops/call.hpp): the
   // user's own step on the current stream, reading and writing the regions
@@ -908,8 +938,9 @@ struct builder_access {
     s.reduce_or_scan(code, target, value, axis);
   }
   static constexpr void matmul(builder_state& s, ir::region target, std::int32_t a, std::int32_t b,
-                               std::uint8_t mode, std::int32_t scale_a = -1, std::int32_t scale_b = -1) {
-    s.matmul(target, a, b, mode, scale_a, scale_b);
+                               std::uint8_t mode, std::int32_t scale_a = -1, std::int32_t scale_b = -1,
+                               std::int32_t scale_d = -1, std::int32_t amax_d = -1) {
+    s.matmul(target, a, b, mode, scale_a, scale_b, scale_d, amax_d);
   }
   static constexpr void call(builder_state& s, detail::string_view name, const ir::region* reads,
                              std::size_t read_count, const ir::region* writes, std::size_t write_count,

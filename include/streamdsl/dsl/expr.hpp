@@ -49,11 +49,15 @@ struct matmul_value {
   matmul_operand a, b;
   bool tf32 = false;                        // sd::matmul(a, b, sd::tf32)
   std::int32_t scale_a = -1, scale_b = -1;  // sd::matmul(a, b, sd::scales(sa, sb)): 0-d buffers
+  std::int32_t scale_d = -1, amax_d = -1;   // sd::output_scale(sd), sd::output_amax(am): 0-d buffers
 };
-// sd::scales(sa, sb): the per-tensor scales of an FP8 matmul's operands.
+// sd::scales(sa, sb): the per-tensor scales of an FP8 matmul's operands, and
+// maybe its FP8 product's (sd::output_scale) and the amax it writes
+// (sd::output_amax; -1: none).
 struct matmul_scales {
   builder_state* state;
   std::int32_t a, b;
+  std::int32_t d = -1, amax = -1;
 };
 
 template <class X>

@@ -531,9 +531,21 @@ constexpr text matmul_fp8_result_type(const ir::program& p, std::int32_t stmt, s
   diag::describe_statement(ir::view_of(p), stmt, t);
   t << " stores the product of " << name_of(p.buffers[a].type) << " and " << name_of(p.buffers[b].type)
     << " matrices in '" << p.name(c.name) << "' (" << name_of(c.type)
-    << "); an FP8 matmul stores its product in __nv_bfloat16, __half or float (as cuBLASLt, with float "
-       "accumulation): declare '"
+    << "); an FP8 matmul stores its product in __nv_bfloat16, __half, float, __nv_fp8_e4m3 or __nv_fp8_e5m2 "
+       "(as cuBLASLt, with float accumulation): declare '"
     << p.name(c.name) << "' as one of them and convert afterwards if you need to";
+  return t;
+}
+// An FP8 product cuBLASLt does not compute: __nv_fp8_e5m2 from two __nv_fp8_e4m3 operands.
+constexpr text matmul_fp8_output(const ir::program& p, std::int32_t stmt, std::int32_t a, std::int32_t b) {
+  const auto& c = p.buffers[p.stmts[stmt].target];
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " stores the product of '" << p.name(p.buffers[a].name) << "' (" << name_of(p.buffers[a].type)
+    << ") and '" << p.name(p.buffers[b].name) << "' (" << name_of(p.buffers[b].type) << ") in '"
+    << p.name(c.name) << "' (" << name_of(c.type)
+    << "); cuBLASLt stores an __nv_fp8_e5m2 product only when an operand is __nv_fp8_e5m2: declare '"
+    << p.name(c.name) << "' as __nv_fp8_e4m3, or as __nv_bfloat16 and cast it after";
   return t;
 }
 // An FP8 matmul whose operands are not read as cuBLASLt's FP8 kernels take them.
@@ -569,6 +581,44 @@ constexpr text matmul_bad_scale(const ir::program& p, std::int32_t stmt, std::in
        "device): "
        "declare it with sd::scalar, e.g. p.input<float>(\""
     << p.name(b.name) << "\", sd::scalar)";
+  return t;
+}
+
+// sd::output_scale(x) or sd::output_amax(x) that is not a 0-d float buffer,
+// or of a matmul whose product is not FP8.
+constexpr text matmul_bad_output_scale(const ir::program& p, std::int32_t stmt, std::int32_t buffer,
+                                       bool amax) {
+  const auto& b = p.buffers[buffer];
+  const auto& c = p.buffers[p.stmts[stmt].target];
+  const char* what = amax ? "sd::output_amax(" : "sd::output_scale(";
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  if (!is_fp8(c.type)) {
+    t << " passes " << what << p.name(b.name) << ") for a product '" << p.name(c.name) << "' of type "
+      << name_of(c.type)
+      << "; cuBLASLt's output scale and amax apply to an FP8 product (__nv_fp8_e4m3 or __nv_fp8_e5m2) only: "
+         "declare '"
+      << p.name(c.name) << "' as one, or drop " << what << "...)"
+      << (amax ? " and compute the amax with `am = sd::max(sd::abs(c))`"
+               : " and multiply the product instead");
+    return t;
+  }
+  t << " passes " << what << p.name(b.name) << ") with '" << p.name(b.name) << "' (" << name_of(b.type);
+  if (b.domain >= 0) t << ", over domain '" << ir::view_of(p).domain_name(b.domain) << '\'';
+  t << "); an FP8 product's " << (amax ? "amax" : "output scale") << " is a 0-d float buffer (cuBLASLt "
+    << (amax ? "writes" : "reads") << " one float on the device): declare it with sd::scalar, e.g. p."
+    << (amax ? "temp" : "input") << "<float>(\"" << p.name(b.name) << "\", sd::scalar)";
+  return t;
+}
+// sd::output_amax(x) where x is also read by the matmul (a scale).
+constexpr text matmul_amax_read(const ir::program& p, std::int32_t stmt, std::int32_t amax) {
+  const auto name = p.name(p.buffers[amax].name);
+  text t;
+  diag::describe_statement(ir::view_of(p), stmt, t);
+  t << " writes its amax into '" << name
+    << "', which it also reads as a scale; cuBLASLt reads the scales while it writes the amax: give the amax "
+       "its own buffer (e.g. p.temp<float>(\""
+    << name << "_amax\", sd::scalar))";
   return t;
 }
 
@@ -897,6 +947,9 @@ STREAMDSL_UNSHOWN_MESSAGE(matmul_fp8_types)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_fp8_result_type)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_fp8_layout)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_bad_scale)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_fp8_output)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_bad_output_scale)
+STREAMDSL_UNSHOWN_MESSAGE(matmul_amax_read)
 STREAMDSL_UNSHOWN_MESSAGE(matmul_result_overlaps_operand)
 STREAMDSL_UNSHOWN_MESSAGE(call_lists_a_region_twice)
 STREAMDSL_UNSHOWN_MESSAGE(host_call_touches_device_memory)

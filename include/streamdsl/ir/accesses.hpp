@@ -55,30 +55,40 @@ constexpr copy_regions copy_regions_of(const program_view& p, const statement& s
 struct matmul_buffers {
   std::int32_t a = -1, b = -1, bias = -1;
   std::int32_t scale_a = -1, scale_b = -1;  // sd::scales(sa, sb): 0-d float buffers (-1: none)
+  std::int32_t scale_d = -1, amax_d = -1;   // sd::output_scale, sd::output_amax (-1: none)
 };
-// The reads are a, b (unless it is a), the bias (matmul_bias), then the
-// scales (each once).
-constexpr matmul_buffers matmul_operands_of(const program_view& p, const statement& s) {
-  const auto reads = reads_of(p, s);
-  if (s.writes_count > 1) return {reads[0].buffer, reads[1].buffer, -1};  // a batch: its first member's
-  const bool bias = (s.matmul_mode & matmul_bias) != 0;
-  const std::size_t scales =
-      (s.scale_a >= 0 ? 1u : 0u) + (s.scale_b >= 0 && s.scale_b != s.scale_a ? 1u : 0u);
-  const auto last = reads.size() - scales - (bias ? 2 : 1);
-  return {reads[0].buffer, reads[last].buffer, bias ? reads[last + 1].buffer : -1, s.scale_a, s.scale_b};
+// How many distinct buffers a matmul's scales are (sa, sb and the output
+// scale, each read once).
+constexpr std::size_t matmul_scale_reads(const statement& s) {
+  return (s.scale_a >= 0 ? 1u : 0u) + (s.scale_b >= 0 && s.scale_b != s.scale_a ? 1u : 0u) +
+         (s.scale_d >= 0 && s.scale_d != s.scale_a && s.scale_d != s.scale_b ? 1u : 0u);
 }
-
 // A batch of matmuls (passes/batch_matmuls.hpp) is one matmul step of
 // several members, each c_j = op(a_j) op(b_j) with the step's mode: its
 // reads are the members' operands in pairs (a_0, b_0, a_1, b_1, ...), its
 // writes their products (c_0, c_1, ...), every buffer distinct, no epilogue.
-// A plain matmul is a batch of one. statement::target is c_0.
-constexpr std::int32_t matmul_batch_size(const statement& s) { return s.writes_count; }
+// A plain matmul is a batch of one: its writes are c and, with
+// sd::output_amax, the amax after it. statement::target is c_0.
+constexpr std::int32_t matmul_batch_size(const statement& s) {
+  return s.writes_count - (s.amax_d >= 0 ? 1 : 0);
+}
+// The reads are a, b (unless it is a), the bias (matmul_bias), then the
+// scales (each once).
+constexpr matmul_buffers matmul_operands_of(const program_view& p, const statement& s) {
+  const auto reads = reads_of(p, s);
+  if (matmul_batch_size(s) > 1) return {reads[0].buffer, reads[1].buffer, -1};  // a batch: its first member's
+  const bool bias = (s.matmul_mode & matmul_bias) != 0;
+  const auto last = reads.size() - matmul_scale_reads(s) - (bias ? 2 : 1);
+  return {reads[0].buffer, reads[last].buffer, bias ? reads[last + 1].buffer : -1,
+          s.scale_a,       s.scale_b,          s.scale_d,
+          s.amax_d};
+}
+
 struct matmul_member {
   std::int32_t a = -1, b = -1, c = -1;
 };
 constexpr matmul_member matmul_member_of(const program_view& p, const statement& s, std::int32_t j) {
-  if (s.writes_count == 1) {
+  if (matmul_batch_size(s) == 1) {
     const auto o = matmul_operands_of(p, s);
     return {o.a, o.b, s.target};
   }
@@ -99,7 +109,9 @@ constexpr bool matmul_batchable(const program_view& p, const statement& s) {
   if (s.kind != stmt_kind::step || s.code != step_code::matmul || s.writes_count != 1) return false;
   if ((s.matmul_mode & matmul_epilogue_bits) != 0) return false;
   const auto o = matmul_operands_of(p, s);
-  if (o.scale_a >= 0 || o.scale_b >= 0 || is_fp8(p.buffers[static_cast<std::size_t>(o.a)].type)) return false;
+  if (o.scale_a >= 0 || o.scale_b >= 0 || o.scale_d >= 0 || o.amax_d >= 0 ||
+      is_fp8(p.buffers[static_cast<std::size_t>(o.a)].type))
+    return false;
   return o.a != o.b && o.a != s.target && o.b != s.target && is_whole(writes_of(p, s)[0]);
 }
 

@@ -92,7 +92,7 @@ namespace streamdsl::ir {
         // d = relu(2 * sd::matmul(a, b) + bias)  [cuBLASLt epilogue RELU_BIAS]
         const auto m = matmul_operands_of(p, s);
         const auto mode = s.matmul_mode;
-        if (s.writes_count > 1) {  // a batch (passes/batch_matmuls.hpp): its first and last members
+        if (matmul_batch_size(s) > 1) {  // a batch (passes/batch_matmuls.hpp): its first and last members
           const auto member = [&](std::int32_t j) {
             const auto x = matmul_member_of(p, s, j);
             out << p.buffer_name(x.c) << " = sd::matmul(";
@@ -124,8 +124,12 @@ namespace streamdsl::ir {
         if (mode & transpose_b) out << "sd::transpose(" << p.buffer_name(m.b) << ')';
         if (!(mode & transpose_b)) out << p.buffer_name(m.b);
         if (mode & matmul_tf32) out << ", sd::tf32";
-        if (m.scale_a >= 0 && m.scale_b >= 0)
-          out << ", sd::scales(" << p.buffer_name(m.scale_a) << ", " << p.buffer_name(m.scale_b) << ')';
+        if (m.scale_a >= 0 && m.scale_b >= 0) {
+          out << ", sd::scales(" << p.buffer_name(m.scale_a) << ", " << p.buffer_name(m.scale_b);
+          if (m.scale_d >= 0) out << ", sd::output_scale(" << p.buffer_name(m.scale_d) << ')';
+          if (m.amax_d >= 0) out << ", sd::output_amax(" << p.buffer_name(m.amax_d) << ')';
+          out << ')';
+        }
         out << ')';
         if (m.bias >= 0) out << " + " << p.buffer_name(m.bias);
         if (act) out << ')';

@@ -47,6 +47,10 @@ struct statement {
   // A matmul with sd::scales(sa, sb): the 0-d float buffers scaling a and b
   // (FP8 operands; -1: none). They are reads too, after the other operands.
   std::int32_t scale_a = -1, scale_b = -1;
+  // An FP8 product's sd::output_scale(sd) (a 0-d float buffer read, -1: 1)
+  // and sd::output_amax(am) (a 0-d float buffer written after the product,
+  // -1: none), cuBLASLt's D_SCALE_POINTER and AMAX_D_POINTER.
+  std::int32_t scale_d = -1, amax_d = -1;
   // assign and step: the regions it reads, each once, then the regions it
   // writes, at program::accesses[accesses_first ...] (found once when the
   // statement is written; the passes ask for them many times).

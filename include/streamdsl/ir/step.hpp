@@ -179,13 +179,22 @@ constexpr bool matmul_supports(dtype in) { return category_of(in) == dtype_categ
 constexpr bool matmul_fp8_pair(dtype a, dtype b) {
   return is_fp8(a) && is_fp8(b) && !(a == dtype::float8_e5m2 && b == dtype::float8_e5m2);
 }
+// Whether cuBLASLt stores the product of FP8 operands a and b (a pair
+// matmul_fp8_pair accepts) in `out` (cuBLASLt's FP8 table, sm_90): any
+// non-FP8 type matmul_stores accepts; __nv_fp8_e4m3 for every pair;
+// __nv_fp8_e5m2 only when an operand is __nv_fp8_e5m2.
+constexpr bool matmul_fp8_output(dtype a, dtype b, dtype out) {
+  if (out != dtype::float8_e5m2) return true;
+  return a == dtype::float8_e5m2 || b == dtype::float8_e5m2;
+}
 // Whether a matmul of operands of type `in` stores its product in a buffer of
 // type `out`: the operands' type, or float for the 16-bit float types (the
 // pairs cuBLASLt computes; any other is a cast the user writes after it); FP8
-// operands into __nv_bfloat16, __half or float (cuBLASLt's FP8 outputs of
-// FP8 type need a D scale and are not offered).
+// operands into __nv_bfloat16, __half, float or an FP8 type (which FP8 type:
+// matmul_fp8_output).
 constexpr bool matmul_stores(dtype in, dtype out) {
-  if (is_fp8(in)) return out == dtype::bfloat16 || out == dtype::float16 || out == dtype::float32;
+  if (is_fp8(in))
+    return out == dtype::bfloat16 || out == dtype::float16 || out == dtype::float32 || is_fp8(out);
   return out == in || (out == dtype::float32 && matmul_accumulation_type(in) == dtype::float32);
 }
 

@@ -80,11 +80,54 @@ constexpr detail::matmul_scales scales(const SA& sa, const SB& sb) {
   return {detail::builder_access::state_of(sa), sa.id(), sb.id()};
 }
 
+// FP8 products (__nv_fp8_e4m3 for any FP8 pair; __nv_fp8_e5m2 only when an
+// operand is __nv_fp8_e5m2, as cuBLASLt): the product in float, times the
+// output scale, rounded to c's type with saturation to its largest finite
+// value (448, 57344), as cuBLASLt's CUBLASLT_MATMUL_DESC_D_SCALE_POINTER:
+//   c8 = sd::matmul(a, sd::transpose(w), sd::scales(sa, sw, sd::output_scale(sc), sd::output_amax(am)))
+// computes c8 = sat(sc * (sa * sw) * (a w^T)) and am = max |(sa * sw) * (a w^T)|
+// (before the output scale, cuBLASLt's CUBLASLT_MATMUL_DESC_AMAX_D_POINTER; a
+// NaN element makes am NaN on the host). sc is a 0-d float buffer the step
+// reads, am one it writes (so races, syncs and the memory plan see both).
+// Both are optional: without sd::output_scale the scale is 1 (cuBLASLt's
+// default); an FP8 product needs no sd::scales at all (every scale 1). Either
+// given for a product that is not FP8 is a compile error.
+struct output_scale_t {
+  detail::builder_state* state;
+  std::int32_t buffer;
+};
+struct output_amax_t {
+  detail::builder_state* state;
+  std::int32_t buffer;
+};
+template <detail::whole_buffer_handle S>
+constexpr output_scale_t output_scale(const S& s) {
+  return {detail::builder_access::state_of(s), s.id()};
+}
+template <detail::whole_buffer_handle S>
+constexpr output_amax_t output_amax(const S& s) {
+  return {detail::builder_access::state_of(s), s.id()};
+}
+template <detail::whole_buffer_handle SA, detail::whole_buffer_handle SB>
+constexpr detail::matmul_scales scales(const SA& sa, const SB& sb, output_scale_t d) {
+  return {detail::builder_access::state_of(sa), sa.id(), sb.id(), d.buffer};
+}
+template <detail::whole_buffer_handle SA, detail::whole_buffer_handle SB>
+constexpr detail::matmul_scales scales(const SA& sa, const SB& sb, output_amax_t amax) {
+  return {detail::builder_access::state_of(sa), sa.id(), sb.id(), -1, amax.buffer};
+}
+template <detail::whole_buffer_handle SA, detail::whole_buffer_handle SB>
+constexpr detail::matmul_scales scales(const SA& sa, const SB& sb, output_scale_t d, output_amax_t amax) {
+  return {detail::builder_access::state_of(sa), sa.id(), sb.id(), d.buffer, amax.buffer};
+}
+
 template <detail::matmul_operand_like A, detail::matmul_operand_like B>
 constexpr detail::matmul_value matmul(const A& a, const B& b, detail::matmul_scales s) {
   auto v = matmul(a, b);
   v.scale_a = s.a;
   v.scale_b = s.b;
+  v.scale_d = s.d;
+  v.amax_d = s.amax;
   return v;
 }
 

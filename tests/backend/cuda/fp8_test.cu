@@ -7,7 +7,9 @@
 // - a quantized linear layer whose activation scale is computed on the device
 //   (amax / 448) and read by the matmul step with no host round trip;
 // - cuBLASLt's FP8 requirements (k a multiple of 16, 16-byte rows and
-//   pointers) are sd::binding_errors before launch.
+//   pointers) are sd::binding_errors before launch;
+// - FP8 products (sd::output_scale, sd::output_amax: cuBLASLt's D scale and
+//   amax) against the host executor (bound below, check_linear_out).
 //
 // The bound for matmuls: both results are compared with the exact product of
 // the FP8 values (computed in double, times sa * sb). The host executor adds
@@ -164,14 +166,8 @@ void check_linear(std::size_t M, std::size_t N, std::size_t K) {
   double worst = 0;  // the GPU's largest error, relative to its bound
   for (std::size_t i = 0; i < M; ++i)
     for (std::size_t j = 0; j < N; ++j) {
-      double ref = 0, mag = 0;
-      for (std::size_t p = 0; p < K; ++p) {
-        const double v = static_cast<double>(value(a[i * K + p])) * value(w[j * K + p]);
-        ref += v;
-        mag += std::fabs(v);
-      }
-      ref *= scale;
-      mag *= scale;
+      const auto dot = exact_dot_of(a, w, i, j, K);
+      const double ref = dot.sum * scale, mag = dot.magnitude * scale;
       const double host_bound = static_cast<double>(K + 2) * 0x1p-24 * mag * (1 + uc) + uc * std::fabs(ref);
       const double gpu_bound = host_bound + fp8_mma_bound * mag;
       host_wrong += !(std::fabs(widen(host[i * N + j]) - ref) <= host_bound);
@@ -278,5 +274,108 @@ TEST_CASE("cuBLASLt's FP8 requirements are binding errors before launch", "[cuda
   CHECK_THROWS_AS(run(8, 16, 32, 8), sd::binding_error);
   CHECK_THROWS_WITH(run(8, 16, 32, 8), Catch::Matchers::Contains("16-byte aligned"));
   REQUIRE_NOTHROW(run(8, 16, 32, 0));  // the executor still runs after a refused binding
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+namespace {
+
+// FP8 products. Both executors compute v = sa sw (a w^T) in float (error at
+// most the bounds of check_linear: e_host = (k + 2) 2^-24 S on the host,
+// e_gpu = e_host + 2^-10 S on the GPU, S = sa sw sum |a w|), multiply it by
+// sc and round to nearest with saturation. Rounding is monotonic, so each
+// element of c must lie between the FP8 roundings of x - e and x + e, x = sc
+// ref the exact scaled value and e = sc e_backend + 2^-23 |x| (the product by
+// sc): at most one FP8 step from the correctly rounded value, and exactly the
+// saturated value where x is beyond the largest finite one. The amax is the
+// max of |v| over the elements, 1-Lipschitz in the largest error: |am - max
+// |ref|| <= the largest e_backend (plus float rounding of the max, none).
+template <class A, class B, class C>
+void check_linear_out(std::size_t M, std::size_t N, std::size_t K, float sc) {
+  INFO("m " << M << ", n " << N << ", k " << K << ", sc " << sc);
+  std::mt19937 rng(static_cast<unsigned>(M * 31 + N * 7 + K + 3));
+  const auto a = random_fp8<A>(M * K, rng, operand_max);
+  const auto w = random_fp8<B>(N * K, rng, operand_max);
+  const float sa = 0.0625f, sw = 0.375f;
+  std::vector<C> host(M * N);
+  float host_amax = -1;
+  sd::host_executor hx;
+  hx.run(fp8_linear_out<A, B, C>, sd::bind("a", a, M, K), sd::bind("w", w, N, K), sd::bind("sa", &sa, 1),
+         sd::bind("sw", &sw, 1), sd::bind("sc", &sc, 1), sd::bind("am", &host_amax, 1),
+         sd::bind("c", host, M, N));
+  device_buffer<A> da(a);
+  device_buffer<B> dw(w);
+  device_buffer<float> dsa(std::vector<float>{sa}), dsw(std::vector<float>{sw}), dsc(std::vector<float>{sc}),
+      dam(std::vector<float>{-1.0f});
+  device_buffer<C> dc(M * N);
+  sd::cuda_executor ex;
+  ex.run(fp8_linear_out<A, B, C>, sd::bind("a", da.cget(), M, K), sd::bind("w", dw.cget(), N, K),
+         sd::bind("sa", dsa.cget(), 1), sd::bind("sw", dsw.cget(), 1), sd::bind("sc", dsc.cget(), 1),
+         sd::bind("am", dam.get(), 1), sd::bind("c", dc.get(), M, N));
+  const auto gpu = dc.download();
+  const float gpu_amax = dam.download()[0];
+  const auto format = std::is_same_v<C, e4m3> ? d::fp8_e4m3_format : d::fp8_e5m2_format;
+  const auto rounded = [&](double x) {  // the FP8 value of x, rounded as the conversion does
+    return d::fp8_bits_to_float(d::float_to_fp8_bits(static_cast<float>(x), format), format);
+  };
+  const auto within = [&](float got, double x, double e) {
+    const float lo = rounded(std::nextafter(static_cast<float>(x - e), -INFINITY));
+    const float hi = rounded(std::nextafter(static_cast<float>(x + e), INFINITY));
+    return lo <= got && got <= hi;
+  };
+  const double scale = static_cast<double>(sa) * sw;
+  int host_wrong = 0, gpu_wrong = 0, saturated = 0;
+  double ref_amax = 0, host_e_max = 0, gpu_e_max = 0;
+  for (std::size_t i = 0; i < M; ++i)
+    for (std::size_t j = 0; j < N; ++j) {
+      const auto dot = exact_dot_of(a, w, i, j, K);
+      const double ref = dot.sum * scale, mag = dot.magnitude * scale;
+      ref_amax = std::max(ref_amax, std::fabs(ref));
+      const double host_e = static_cast<double>(K + 2) * 0x1p-24 * mag;
+      const double gpu_e = host_e + fp8_mma_bound * mag;
+      host_e_max = std::max(host_e_max, host_e);
+      gpu_e_max = std::max(gpu_e_max, gpu_e);
+      const double x = sc * ref;
+      const double slack = 0x1p-23 * std::fabs(x);
+      host_wrong += !within(value(host[i * N + j]), x, sc * host_e + slack);
+      gpu_wrong += !within(value(gpu[i * N + j]), x, sc * gpu_e + slack);
+      saturated +=
+          bits(gpu[i * N + j]) == format.max_finite || bits(gpu[i * N + j]) == (0x80 | format.max_finite);
+    }
+  INFO("saturated elements on the GPU: " << saturated << "; amax host " << host_amax << ", GPU " << gpu_amax
+                                         << ", exact " << ref_amax);
+  CHECK(host_wrong == 0);
+  CHECK(gpu_wrong == 0);
+  CHECK(std::fabs(host_amax - ref_amax) <= host_e_max);
+  CHECK(std::fabs(gpu_amax - ref_amax) <= gpu_e_max);
+}
+
+}  // namespace
+
+TEST_CASE("FP8 products with an output scale and amax on the GPU agree with the host executor",
+          "[cuda][fp8][matmul]") {
+  check_linear_out<e4m3, e4m3, e4m3>(64, 64, 64, 1.0f);
+  check_linear_out<e4m3, e4m3, e4m3>(17, 48, 96, 4.0f);  // many saturate at 448
+  check_linear_out<e4m3, e5m2, e5m2>(33, 32, 160, 0.5f);
+  check_linear_out<e5m2, e4m3, e4m3>(40, 64, 64, 0.25f);
+  check_linear_out<e4m3, e4m3, e4m3>(128, 256, 4096, 0.125f);
+  check_linear_out<e4m3, e4m3, e4m3>(0, 16, 16, 1.0f);  // no rows: amax 0
+  check_linear_out<e4m3, e4m3, e4m3>(5, 16, 0, 1.0f);   // k = 0: zeros, amax 0
+}
+
+TEST_CASE("an FP8 product's output scale and amax are checked when bound", "[cuda][fp8][matmul]") {
+  sd::cuda_executor ex;
+  device_buffer<float> ds(std::vector<float>(8, 1.0f)), dam(8);
+  device_buffer<e4m3> da(64 * 64), dw(64 * 64), dc(64 * 64);
+  const auto run = [&](std::size_t n, std::size_t sc_offset, std::size_t am_offset) {
+    ex.run(fp8_linear_out<e4m3, e4m3, e4m3>, sd::bind("a", da.cget(), 8, 32), sd::bind("w", dw.cget(), n, 32),
+           sd::bind("sa", ds.cget(), 1), sd::bind("sw", ds.cget(), 1),
+           sd::bind("sc", ds.cget() + sc_offset, 1), sd::bind("am", dam.get() + am_offset, 1),
+           sd::bind("c", dc.get(), 8, n));
+  };
+  REQUIRE_NOTHROW(run(16, 0, 0));
+  CHECK_THROWS_WITH(run(8, 0, 0), Catch::Matchers::Contains("multiple of 16 bytes"));  // 8 FP8 elements a row
+  CHECK_THROWS_WITH(run(16, 1, 0), Catch::Matchers::Contains("16-byte aligned"));
+  CHECK_THROWS_WITH(run(16, 0, 2), Catch::Matchers::Contains("16-byte aligned"));
+  REQUIRE_NOTHROW(run(16, 0, 0));
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
 }

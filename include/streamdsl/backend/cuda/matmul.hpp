@@ -38,6 +38,18 @@
 // naming the statement before anything is issued. CUBLASLT_MATMUL_DESC_FAST_ACCUM
 // is left off (cuBLASLt then accumulates in full float).
 //
+// An FP8 product (__nv_fp8_e4m3, or __nv_fp8_e5m2 with an e5m2 operand:
+// ir::matmul_fp8_output) is cuBLASLt's FP8 D: D's layout of CUDA_R_8F_E4M3 /
+// CUDA_R_8F_E5M2, the output scale (sd::output_scale) as
+// CUBLASLT_MATMUL_DESC_D_SCALE_POINTER and the amax (sd::output_amax) as
+// CUBLASLT_MATMUL_DESC_AMAX_D_POINTER (device pointers, set again at each
+// issue; without them cuBLASLt's defaults: scale 1, no amax). cuBLASLt takes
+// an FP8 D only with a 16-bit C type (its FP8 table), so C's layout is
+// __nv_bfloat16 and C's pointer null (beta is 0: C is never read; as
+// Transformer Engine calls it). The scales' and the amax's 16-byte alignment,
+// and n * 1 byte a multiple of 16, are checked when bound as above. An empty
+// product (m, n or k 0) writes amax 0, as the host.
+//
 // A folded epilogue (passes/matmul_epilogue.hpp: d = act(alpha (a b) +
 // bias)) sets CUBLASLT_MATMUL_DESC_EPILOGUE (BIAS, RELU, RELU_BIAS, GELU,
 // GELU_BIAS: ir::matmul_epilogue_name), the bias pointer (its type is D's,
@@ -71,6 +83,7 @@
 #include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -194,6 +207,7 @@ struct lt_matmul final : prepared_matmul {
   std::int32_t bias = -1, alpha_param = -1;
   float alpha = 1.0f;
   std::int32_t scale_a = -1, scale_b = -1;  // FP8: our a's and b's scale buffers (-1: none)
+  std::int32_t scale_d = -1, amax_d = -1;   // an FP8 product: its output scale and amax (-1: none)
 
   // alpha as the scale type (float: the epilogue is never folded for double).
   float alpha_of(const unsigned long long* params) const {
@@ -204,11 +218,31 @@ struct lt_matmul final : prepared_matmul {
   }
   owned_lt_matmul_desc op;
   owned_lt_layout a_layout, b_layout, c_layout;  // cuBLASLt's A (our b), B (our a), C and D (our c)
+  owned_lt_layout d_layout;  // an FP8 product: D's (c_layout is then C's, __nv_bfloat16, never read)
+  cublasLtMatrixLayout_t d_desc() const { return d_layout ? d_layout.get() : c_layout.get(); }
+
+  // The FP8 scale and amax buffers (-1: none) and the attributes that point
+  // cuBLASLt at them: its A is our b, so A's scale is b's.
+  std::array<std::pair<std::int32_t, cublasLtMatmulDescAttributes_t>, 4> fp8_pointers() const {
+    return {{{scale_b, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER},
+             {scale_a, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER},
+             {scale_d, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER},
+             {amax_d, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER}}};
+  }
+
+  // An empty product's amax: 0 (as the host's), before the early returns below.
+  bool zero_amax(void* const* ptrs, cudaStream_t stream, step_failure& failure) const {
+    if (amax_d < 0) return true;
+    const cudaError_t status = cudaMemsetAsync(ptrs[amax_d], 0, sizeof(float), stream);
+    if (status == cudaSuccess) return true;
+    failure = {"cudaMemsetAsync", cudaGetErrorName(status), cudaGetErrorString(status), status};
+    return false;
+  }
   cublasLtMatmulAlgo_t algo{};
 
   bool issue(void* const* ptrs, const unsigned long long* params, cudaStream_t stream, void* workspace,
              step_failure& failure) const override {
-    if (shape.m == 0 || shape.n == 0) return true;  // c has no element: nothing to write
+    if (shape.m == 0 || shape.n == 0) return zero_amax(ptrs, stream, failure);  // c has no element
     if (shape.k == 0 && epilogue != 0) {
       launch_empty_product(ptrs, params, stream);
       const cudaError_t status = cudaPeekAtLastError();
@@ -223,7 +257,7 @@ struct lt_matmul final : prepared_matmul {
       // is not asked: its layouts of no columns are refused (ld >= 1 and
       // rows), so prepare made none; all-zero bits are +0 in every floating type.
       const cudaError_t status = cudaMemsetAsync(ptrs[c], 0, c_bytes, stream);
-      if (status == cudaSuccess) return true;
+      if (status == cudaSuccess) return zero_amax(ptrs, stream, failure);
       failure = {"cudaMemsetAsync", cudaGetErrorName(status), cudaGetErrorString(status), status};
       return false;
     }
@@ -239,10 +273,8 @@ struct lt_matmul final : prepared_matmul {
         return false;
       }
     }
-    // cuBLASLt's A is our b: its scale is b's (as the operands, the pointers may move between runs).
-    const std::pair<std::int32_t, cublasLtMatmulDescAttributes_t> scales[] = {
-        {scale_b, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER}, {scale_a, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER}};
-    for (const auto& [buffer, attribute] : scales) {
+    // As the operands, the scales' and the amax's pointers may move between runs.
+    for (const auto& [buffer, attribute] : fp8_pointers()) {
       if (buffer < 0) continue;
       const void* scale_ptr = ptrs[buffer];
       const cublasStatus_t set =
@@ -255,9 +287,11 @@ struct lt_matmul final : prepared_matmul {
     }
     const void* beta =
         wide_scale ? static_cast<const void*>(&lt_zero_d) : static_cast<const void*>(&lt_zero_f);
-    const cublasStatus_t status = cublasLtMatmul(handle, op.get(), alpha, ptrs[b], a_layout.get(), ptrs[a],
-                                                 b_layout.get(), beta, ptrs[c], c_layout.get(), ptrs[c],
-                                                 c_layout.get(), &algo, workspace, workspace_bytes, stream);
+    // An FP8 product: C is another type, never read (beta 0), so no pointer (Transformer Engine's call).
+    void* const c_in = d_layout ? nullptr : ptrs[c];
+    const cublasStatus_t status =
+        cublasLtMatmul(handle, op.get(), alpha, ptrs[b], a_layout.get(), ptrs[a], b_layout.get(), beta, c_in,
+                       c_layout.get(), ptrs[c], d_desc(), &algo, workspace, workspace_bytes, stream);
     if (status == CUBLAS_STATUS_SUCCESS) return true;
     failure = {"cublasLtMatmul", cublasLtGetStatusName(status), cublasLtGetStatusString(status), cudaSuccess};
     return false;
@@ -301,7 +335,7 @@ inline void check_fp8_binding(const plan_view& plan, std::size_t stmt, const mat
     why << "every operand and the product 16-byte aligned (a " << shape.align_a << ", b " << shape.align_b
         << ", c " << shape.align_c << " bytes)";
   else if (shape.align_scales < 16)  // found on the H200: 4 or 8 give CUBLAS_STATUS_NOT_SUPPORTED
-    why << "the scales 16-byte aligned";
+    why << "the scales (and an FP8 product's output scale and amax) 16-byte aligned";
   else
     return;
   detail::text msg;
@@ -387,6 +421,8 @@ inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_vie
   mm->bias = bias;
   mm->scale_a = s.scale_a;
   mm->scale_b = s.scale_b;
+  mm->scale_d = s.scale_d;
+  mm->amax_d = s.amax_d;
   if (mm->epilogue & ir::matmul_alpha) {
     const auto& alpha = plan.ir.nodes[static_cast<std::size_t>(s.root)];
     if (alpha.code == ir::op::param)
@@ -423,15 +459,18 @@ inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_vie
     lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
        "cublasLtMatmulDescSetAttribute");
   }
-  if (fp8) {  // FP8: the scale pointers (issue sets them again for each run)
-    const void* sa = mm->scale_b >= 0 ? ptrs[mm->scale_b] : nullptr;  // cuBLASLt's A is our b
-    const void* sb = mm->scale_a >= 0 ? ptrs[mm->scale_a] : nullptr;
-    if (sa != nullptr)
-      lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa),
-         "cublasLtMatmulDescSetAttribute");
-    if (sb != nullptr)
-      lt(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb),
-         "cublasLtMatmulDescSetAttribute");
+  if (fp8) {
+    // The scales' and the amax's pointers, set whenever the statement has
+    // them so that the heuristic is asked for the call issue makes (issue sets
+    // them again for each run); a temp's pointer is null until a run, so a
+    // 256-byte aligned placeholder stands for it here (cuBLASLt dereferences
+    // none of them before cublasLtMatmul).
+    const auto placeholder = reinterpret_cast<const void*>(std::uintptr_t{256});
+    for (const auto& [buffer, attribute] : mm->fp8_pointers()) {
+      if (buffer < 0) continue;
+      const void* ptr = ptrs[buffer] != nullptr ? ptrs[buffer] : placeholder;
+      lt(cublasLtMatmulDescSetAttribute(op, attribute, &ptr, sizeof ptr), "cublasLtMatmulDescSetAttribute");
+    }
   }
   if (mm->bias >= 0) {  // the heuristic reads the pointer's alignment; issue sets it for each run
     const void* bias_ptr = ptrs[mm->bias];
@@ -460,7 +499,12 @@ inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_vie
   layout(mm->a_layout, bb.type, tb ? k : n, tb ? n : k, batch.stride_b);
   // a stored (k, m) when read transposed: column-major (m x k); else (m, k): (k x m).
   layout(mm->b_layout, ba.type, ta ? m : k, ta ? k : m, batch.stride_a);
-  layout(mm->c_layout, bc.type, n, m, batch.stride_c);  // c (m, n): column-major (n x m)
+  if (is_fp8(bc.type)) {  // an FP8 product: D of c's type, C of __nv_bfloat16 (cuBLASLt's FP8 table)
+    layout(mm->c_layout, dtype::bfloat16, n, m, batch.stride_c);
+    layout(mm->d_layout, bc.type, n, m, batch.stride_c);
+  } else {
+    layout(mm->c_layout, bc.type, n, m, batch.stride_c);  // c (m, n): column-major (n x m)
+  }
   cublasLtMatmulPreference_t pref = nullptr;
   lt(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
   owned_lt_preference owned_pref(pref);
@@ -479,7 +523,7 @@ inline owned_matmul make_lt_matmul(owned_matmul_library& library, const plan_vie
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   lt(cublasLtMatmulAlgoGetHeuristic(mm->handle, op, mm->a_layout.get(), mm->b_layout.get(),
-                                    mm->c_layout.get(), mm->c_layout.get(), pref, 1, &result, &found),
+                                    mm->c_layout.get(), mm->d_desc(), pref, 1, &result, &found),
      "cublasLtMatmulAlgoGetHeuristic");
   if (found == 0) lt(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmulAlgoGetHeuristic (no algorithm)");
   mm->algo = result.algo;
@@ -594,7 +638,7 @@ inline void prepare_lt_matmul(owned_matmul_library& library, owned_matmul& held,
   const auto operands = ir::matmul_operands_of(plan.ir, s);
   const auto x = ir::matmul_member_of(plan.ir, s, 0);
   matmul_shape shape = matmul_shape_of(plan, s, x, operands.bias, extents, ptrs);
-  for (const auto scale : {operands.scale_a, operands.scale_b})
+  for (const auto scale : {operands.scale_a, operands.scale_b, operands.scale_d, operands.amax_d})
     if (scale >= 0 && alignment_of(ptrs[scale]) < shape.align_scales)
       shape.align_scales = alignment_of(ptrs[scale]);
   const auto& ba = plan.ir.buffers[static_cast<std::size_t>(x.a)];

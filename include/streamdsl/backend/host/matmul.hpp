@@ -10,7 +10,13 @@
 // FP8 operands (multiply_fp8) are decoded exactly to float (detail/fp8_bits.hpp),
 // their products (exact in float) added in k order in float, the sum
 // multiplied by scale_a * scale_b (the 0-d scale buffers' values, 1 without
-// sd::scales) and rounded once to c's type.
+// sd::scales) and rounded once to c's type. An FP8 product (multiply_fp8_out)
+// is that float times the output scale (sd::output_scale; 1 without), rounded
+// to c's format with saturation to its largest finite value
+// (detail::float_to_fp8_bits: CUDA's satfinite, as cuBLASLt's FP8 D; NaN
+// stays NaN), and sd::output_amax's buffer gets the largest |value| before the
+// output scale (a float compared with fabs; NaN if any element is NaN).
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 
@@ -45,11 +51,17 @@ struct host_matmul {
   detail::fp8_format fa{}, fb{};
   const float* scale_a = nullptr;
   const float* scale_b = nullptr;
+  // An FP8 product: its format, its scale (null: 1) and its amax (null: none).
+  detail::fp8_format fc{};
+  const float* scale_d = nullptr;
+  float* amax_d = nullptr;
 };
 
-// FP8 operands (either format in a and b) into C (__nv_bfloat16, __half or float).
-template <class C>
-void multiply_fp8(const host_matmul& mm) {
+// The products of FP8 operands (either format in a and b), row by row of c:
+// each element's products (exact in float) added in k order in float, the sum
+// times scale_a * scale_b, handed to store(index in c, value).
+template <class Store>
+void fp8_products(const host_matmul& mm, Store store) {
   namespace element = detail::element;
   float va[256], vb[256];  // every FP8 value, decoded once
   for (int v = 0; v < 256; ++v) {
@@ -58,7 +70,6 @@ void multiply_fp8(const host_matmul& mm) {
   }
   const auto* a = reinterpret_cast<const std::uint8_t*>(mm.a);
   const auto* b = reinterpret_cast<const std::uint8_t*>(mm.b);
-  C* c = reinterpret_cast<C*>(mm.c);
   const float scale = (mm.scale_a ? *mm.scale_a : 1.0f) * (mm.scale_b ? *mm.scale_b : 1.0f);
   detail::dyn_array<float> row(mm.n, 0.0f);
   for (std::size_t i = 0; i < mm.m; ++i) {
@@ -71,8 +82,29 @@ void multiply_fp8(const host_matmul& mm) {
       }
     }
     for (std::size_t j = 0; j < mm.n; ++j)
-      c[i * mm.n + j] = element::convert<C>(element::arithmetic(ir::op::mul, row[j], scale));
+      store(i * mm.n + j, element::arithmetic(ir::op::mul, row[j], scale));
   }
+}
+
+// FP8 operands into C (__nv_bfloat16, __half or float): each value rounded once.
+template <class C>
+void multiply_fp8(const host_matmul& mm) {
+  C* c = reinterpret_cast<C*>(mm.c);
+  fp8_products(mm, [&](std::size_t at, float v) { c[at] = detail::element::convert<C>(v); });
+}
+
+// FP8 operands into an FP8 product (mm.fc): each value times the output
+// scale, converted with saturation; the amax of the values before that scale.
+inline void multiply_fp8_out(const host_matmul& mm) {
+  auto* c = reinterpret_cast<std::uint8_t*>(mm.c);
+  const float scale_d = mm.scale_d ? *mm.scale_d : 1.0f;
+  float amax = 0.0f;
+  fp8_products(mm, [&](std::size_t at, float v) {
+    const float magnitude = v < 0 ? -v : v;
+    if (!std::isnan(amax) && !(magnitude <= amax)) amax = magnitude;  // the first NaN stays
+    c[at] = detail::float_to_fp8_bits(detail::element::arithmetic(ir::op::mul, v, scale_d), mm.fc);
+  });
+  if (mm.amax_d != nullptr) *mm.amax_d = amax;
 }
 
 // T: the operands' type; C: c's (T, or float for the 16-bit float types: ir::matmul_stores).
@@ -125,6 +157,7 @@ multiply_fn multiply_for(dtype t, [[maybe_unused]] dtype out) {
     if (t == dtype::float16) return wide ? &multiply<__half, float> : &multiply<__half, __half>;
     if (t == dtype::bfloat16)
       return wide ? &multiply<__nv_bfloat16, float> : &multiply<__nv_bfloat16, __nv_bfloat16>;
+    if (is_fp8(t) && is_fp8(out)) return &multiply_fp8_out;
     if (is_fp8(t))
       return out == dtype::float32   ? &multiply_fp8<float>
              : out == dtype::float16 ? &multiply_fp8<__half>
@@ -176,10 +209,15 @@ inline host_matmul lay_out_matmul(const plan_view& plan, const resolved_bindings
   };
   mm.fa = format(a);
   mm.fb = format(b);
+  mm.fc = format(target);
   if (operands.scale_a >= 0)
     mm.scale_a = reinterpret_cast<const float*>(memory[static_cast<std::size_t>(operands.scale_a)]);
   if (operands.scale_b >= 0)
     mm.scale_b = reinterpret_cast<const float*>(memory[static_cast<std::size_t>(operands.scale_b)]);
+  if (operands.scale_d >= 0)
+    mm.scale_d = reinterpret_cast<const float*>(memory[static_cast<std::size_t>(operands.scale_d)]);
+  if (operands.amax_d >= 0)
+    mm.amax_d = reinterpret_cast<float*>(memory[static_cast<std::size_t>(operands.amax_d)]);
   if (mm.epilogue & ir::matmul_alpha) {
     const auto& alpha = plan.ir.nodes[static_cast<std::size_t>(s.root)];
     if (alpha.code == ir::op::param)
