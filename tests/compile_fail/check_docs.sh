@@ -8,7 +8,7 @@
 set -u
 kinds_header=$1 doc=$2 cases=$3
 failed=0
-kinds=$(sed -n 's/.*return "\([a-z_]*\)";.*/\1/p' "$kinds_header" | grep -vx none)
+kinds=$(sed -n 's/.*return "\([a-z0-9_]*\)";.*/\1/p' "$kinds_header" | grep -vx none)
 [ -n "$kinds" ] || { echo "FAIL: no error kinds found in $kinds_header"; exit 1; }
 for kind in $kinds; do
   if grep -qx "## \`$kind\`" "$doc"; then

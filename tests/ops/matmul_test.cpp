@@ -255,6 +255,15 @@ TEST_CASE("sd::matmul's messages name the buffers, domains and the fix", "[matmu
       Catch::Contains("multiplies 'x', a buffer over domain 'm' (rank 1); sd::matmul multiplies rank-2 "
                       "buffers into a rank-2 buffer: declare 'x' over two domains, e.g. "
                       "p.input<float>(\"x\", rows, cols)"));
+  CHECK_THAT(
+      first_message([](sd::builder& p) {
+        auto m = p.domain("m");
+        auto a = p.input<float, sd::pinned>("a", m, m);
+        auto c = p.output<float>("c", m, m);
+        c = sd::matmul(a, a);
+      }),
+      Catch::Contains("reads the input buffer 'a', which is in pinned host memory, and matmuls run on the "
+                      "device; "));
 }
 
 }  // namespace

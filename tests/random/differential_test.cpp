@@ -64,7 +64,7 @@ TEST_CASE("random programs: host executor in stress mode against the sequential 
     bool batch = false;
     for (const auto& st : m.ir.stmts)
       batch = batch || (st.kind == sd::ir::stmt_kind::step && st.code == sd::ir::step_code::matmul &&
-                        st.writes_count > 1);
+                        sd::ir::matmul_batch_size(st) > 1);
     batches += batch;
     if (!result.matches && failing.size() < 20) failing.push_back(seed);
     if (!result.matches && ++mismatches <= 3) {

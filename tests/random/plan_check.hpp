@@ -179,8 +179,10 @@ inline std::string check_plan(const plan_view& v, const ir::program& user) {
     // A batch (passes/batch_matmuls.hpp) claims, member by member, a user
     // matmul of the member's buffers and mode (the first member: the user's
     // statement it stands at); its accesses count as that first member's.
-    const bool batch = s.kind == ir::stmt_kind::step && s.code == ir::step_code::matmul && s.writes_count > 1;
-    for (std::int32_t j = 0; batch && j < s.writes_count; ++j) {
+    // (An FP8 product's amax is a second write, not a member: ir::matmul_batch_size.)
+    const bool batch =
+        s.kind == ir::stmt_kind::step && s.code == ir::step_code::matmul && ir::matmul_batch_size(s) > 1;
+    for (std::int32_t j = 0; batch && j < ir::matmul_batch_size(s); ++j) {
       const auto x = ir::matmul_member_of(v.ir, s, j);
       std::size_t found = user.stmts.size();
       for (std::size_t i = 0; i < user.stmts.size() && found == user.stmts.size(); ++i) {

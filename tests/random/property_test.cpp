@@ -149,7 +149,8 @@ void count_features(tally& t, const rt::generated_program& g, const sd::plan_mod
         (s.matmul_mode & sd::ir::matmul_epilogue_bits) != 0)
       seen.insert("matmul epilogue folded");
   for (const auto& s : v.ir.stmts)
-    if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul && s.writes_count > 1)
+    if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul &&
+        sd::ir::matmul_batch_size(s) > 1)
       seen.insert("matmul batch");
   for (std::size_t k = 0; k < v.kernels.size(); ++k) {
     if (v.kernels[k].count > 1) seen.insert("fused kernel");
@@ -192,7 +193,8 @@ bool has_automatic_syncs(const sd::plan_model& m) {
 
 bool has_matmul_batch(const sd::plan_model& m) {
   for (const auto& s : m.ir.stmts)
-    if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul && s.writes_count > 1)
+    if (s.kind == sd::ir::stmt_kind::step && s.code == sd::ir::step_code::matmul &&
+        sd::ir::matmul_batch_size(s) > 1)
       return true;
   return false;
 }

@@ -276,11 +276,13 @@ constexpr text host_memory_in_statement(const ir::program& p, std::int32_t stmt,
   const auto name = p.name(b.name);
   text t;
   diag::describe_statement(ir::view_of(p), stmt, t);
-  const bool step = p.stmts[static_cast<std::size_t>(stmt)].kind == ir::stmt_kind::step;
+  const auto& s = p.stmts[static_cast<std::size_t>(stmt)];
+  const bool step = s.kind == ir::stmt_kind::step;
   t << (written ? " writes the " : " reads the ") << buffer_kind_name(b.kind) << " '" << name
     << "', which is in " << ir::memory_name(b.space)
-    << (step ? ", and reductions and scans run on the device; "
-             : ", and elementwise statements run on the device; ");
+    << (!step                             ? ", and elementwise statements run on the device; "
+        : s.code == ir::step_code::matmul ? ", and matmuls run on the device; "
+                                          : ", and reductions and scans run on the device; ");
   // A device buffer d of the same shape: a 0-d one for a 0-d buffer, one
   // over its domain for another domain (the default domain's would not take
   // the copy, nor a reduction's result).
@@ -531,8 +533,8 @@ constexpr text matmul_fp8_result_type(const ir::program& p, std::int32_t stmt, s
   diag::describe_statement(ir::view_of(p), stmt, t);
   t << " stores the product of " << name_of(p.buffers[a].type) << " and " << name_of(p.buffers[b].type)
     << " matrices in '" << p.name(c.name) << "' (" << name_of(c.type)
-    << "); an FP8 matmul stores its product in __nv_bfloat16, __half, float, __nv_fp8_e4m3 or __nv_fp8_e5m2 "
-       "(as cuBLASLt, with float accumulation): declare '"
+    << "); an FP8 matmul stores its product in __nv_bfloat16, __half, float, __nv_fp8_e4m3, or "
+       "__nv_fp8_e5m2 when an operand is __nv_fp8_e5m2 (as cuBLASLt, with float accumulation): declare '"
     << p.name(c.name) << "' as one of them and convert afterwards if you need to";
   return t;
 }

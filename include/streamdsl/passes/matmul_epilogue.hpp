@@ -152,7 +152,9 @@ constexpr void fold_matmul_epilogues(plan_model& m) {
   for (std::int32_t i = 0; i < n; ++i) {
     const auto& mm = p.stmts[i];
     if (mm.kind != ir::stmt_kind::step || mm.code != ir::step_code::matmul) continue;
-    if (mm.writes_count > 1) continue;  // a batch (passes/batch_matmuls.hpp): its products stay stored
+    // A batch (passes/batch_matmuls.hpp): its products stay stored; an FP8
+    // product with an amax (a second write) takes no epilogue either.
+    if (mm.writes_count > 1) continue;
     const auto c = mm.target;
     std::int32_t w = i + 1;  // the next statement of the matmul's stream
     while (w < n && p.stmts[w].stream != mm.stream) ++w;
